@@ -1,0 +1,409 @@
+//! Agents: a typed state plus the strategy's own state.
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{OnceLock, RwLock};
+
+use futures::future::BoxFuture;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+
+use crate::action::{ActionEntry, ActionSpec, Outcome};
+use crate::directive::Directive;
+use crate::error::{ActionError, AgentError, ErrorContext};
+use crate::instruction::{ExecOptions, Instruction};
+use crate::route::{RouteError, RouteSpec, RouteTarget, Router};
+use crate::signal::Signal;
+use crate::snapshot::Snapshot;
+use crate::strategy::Strategy;
+
+/// The strategy state of agents of type `S`.
+pub type StrategyState<S> = <<S as AgentSpec>::Strategy as Strategy<S>>::State;
+
+/// An agent definition: implemented on the state struct by `#[agent]` (or by hand).
+///
+/// The struct is the agent's typed state; this trait names its strategy, its actions and its
+/// routes. The runtime instance is [`Agent<S>`].
+pub trait AgentSpec: Clone + fmt::Debug + Serialize + DeserializeOwned + Send + Sync + 'static {
+    /// The agent's name, as declared.
+    const NAME: &'static str;
+    /// What the agent is for.
+    const DESCRIPTION: &'static str = "";
+    /// The strategy that decides what the agent does.
+    type Strategy: Strategy<Self>;
+
+    /// The agent's action table.
+    fn actions() -> &'static [ActionEntry<Self>];
+
+    /// The action called `name`. Generated code overrides this with a `match`.
+    fn action(name: &str) -> Option<&'static ActionEntry<Self>> {
+        Self::actions().iter().find(|e| e.name == name)
+    }
+
+    /// The routes declared on the agent (the strategy adds its own).
+    fn routes() -> &'static [RouteSpec] {
+        &[]
+    }
+
+    /// The agent's router: its routes plus the strategy's, validated once.
+    ///
+    /// The default caches one router per agent type; generated code overrides it with a static.
+    fn router() -> Result<&'static Router, &'static RouteError> {
+        cached_router::<Self>()
+    }
+
+    /// A new agent with the default state (generated agents get `Order::new()` from this).
+    fn new() -> Agent<Self>
+    where
+        Self: Default,
+    {
+        Agent::new(Self::default())
+    }
+}
+
+/// Builds the router of `S`: agent routes first, then the strategy's, in declaration order.
+pub fn build_router<S: AgentSpec>() -> Result<Router, RouteError> {
+    let strategy_routes = S::Strategy::signal_routes();
+    Router::new(S::routes().iter().chain(strategy_routes.iter()))
+}
+
+type CachedRouter = &'static Result<Router, RouteError>;
+
+fn cached_router<S: AgentSpec>() -> Result<&'static Router, &'static RouteError> {
+    static CACHE: OnceLock<RwLock<HashMap<TypeId, CachedRouter>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let id = TypeId::of::<S>();
+    let hit = cache.read().unwrap_or_else(|p| p.into_inner()).get(&id).copied();
+    let entry = match hit {
+        Some(entry) => entry,
+        None => *cache
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(id)
+            // One router per agent type, alive for the program: leaking it is the cache.
+            .or_insert_with(|| Box::leak(Box::new(build_router::<S>()))),
+    };
+    entry.as_ref()
+}
+
+/// Something `cmd` accepts: instructions for any strategy, typed events for generated FSMs.
+pub trait Command<S: AgentSpec> {
+    /// What `cmd` returns for this input.
+    type Output;
+    /// Runs the command.
+    fn run(self, agent: &mut Agent<S>) -> Self::Output;
+}
+
+impl<S: AgentSpec> Command<S> for Instruction {
+    type Output = Vec<Directive>;
+    fn run(self, agent: &mut Agent<S>) -> Vec<Directive> {
+        S::Strategy::cmd(agent, vec![self])
+    }
+}
+
+impl<S: AgentSpec> Command<S> for Vec<Instruction> {
+    type Output = Vec<Directive>;
+    fn run(self, agent: &mut Agent<S>) -> Vec<Directive> {
+        S::Strategy::cmd(agent, self)
+    }
+}
+
+impl<S: AgentSpec, const N: usize> Command<S> for [Instruction; N] {
+    type Output = Vec<Directive>;
+    fn run(self, agent: &mut Agent<S>) -> Vec<Directive> {
+        S::Strategy::cmd(agent, self.into())
+    }
+}
+
+/// A running agent: id, typed state and strategy state.
+///
+/// Serializes (for checkpoints) as `{"agent": NAME, "id", "state", "strategy"}`; deserializing a
+/// checkpoint of another agent type is an error that names both.
+pub struct Agent<S: AgentSpec> {
+    id: String,
+    state: S,
+    strategy: StrategyState<S>,
+}
+
+impl<S: AgentSpec> Agent<S> {
+    /// An agent with this state, a fresh id and the strategy's initial state.
+    pub fn new(state: S) -> Self {
+        Agent {
+            id: uuid::Uuid::new_v4().to_string(),
+            state,
+            strategy: StrategyState::<S>::default(),
+        }
+    }
+
+    /// Sets the id.
+    #[must_use]
+    pub fn with_id(mut self, id: impl Into<String>) -> Self {
+        self.id = id.into();
+        self
+    }
+
+    /// The agent's id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The typed state.
+    pub fn state(&self) -> &S {
+        &self.state
+    }
+
+    /// The typed state, mutably; changes made here bypass the strategy.
+    pub fn state_mut(&mut self) -> &mut S {
+        &mut self.state
+    }
+
+    /// The strategy's state.
+    pub fn strategy_state(&self) -> &StrategyState<S> {
+        &self.strategy
+    }
+
+    /// The strategy's state, mutably.
+    pub fn strategy_state_mut(&mut self) -> &mut StrategyState<S> {
+        &mut self.strategy
+    }
+
+    /// Both states at once, for strategies that update them together.
+    pub fn parts_mut(&mut self) -> (&mut S, &mut StrategyState<S>) {
+        (&mut self.state, &mut self.strategy)
+    }
+
+    /// The typed state, consuming the agent.
+    pub fn into_state(self) -> S {
+        self.state
+    }
+
+    /// Runs the strategy's `init`; idempotent.
+    pub fn init(&mut self) -> Vec<Directive> {
+        S::Strategy::init(self)
+    }
+
+    /// Runs instructions (or, for generated FSMs, typed events) through the strategy. Pure.
+    pub fn cmd<C: Command<S>>(&mut self, command: C) -> C::Output {
+        command.run(self)
+    }
+
+    /// Advances a strategy that reported `Running`.
+    pub fn tick(&mut self) -> Vec<Directive> {
+        S::Strategy::tick(self)
+    }
+
+    /// Where the agent stands.
+    pub fn snapshot(&self) -> Snapshot {
+        S::Strategy::snapshot(self)
+    }
+
+    /// The description of an action, for tools.
+    pub fn action_spec(&self, name: &str) -> Option<ActionSpec> {
+        S::Strategy::action_spec(name)
+    }
+
+    /// Routes a signal and runs every matching target as one `cmd` (then `tick`, if a route
+    /// targets it). An unmatched signal or an invalid router yields one `Error` directive.
+    pub fn handle_signal(&mut self, signal: &Signal) -> Vec<Directive> {
+        match route_signal::<S>(signal) {
+            Ok((instructions, tick)) => {
+                let mut out = if instructions.is_empty() {
+                    Vec::new()
+                } else {
+                    S::Strategy::cmd(self, instructions)
+                };
+                if tick {
+                    out.extend(S::Strategy::tick(self));
+                }
+                out
+            }
+            Err(error) => vec![Directive::error(
+                error,
+                ErrorContext::Signal {
+                    id: signal.id.clone(),
+                    signal_type: signal.signal_type.clone(),
+                },
+            )],
+        }
+    }
+}
+
+/// The instructions a signal becomes (in route order) and whether a route targets `tick`.
+pub fn route_signal<S: AgentSpec>(signal: &Signal) -> Result<(Vec<Instruction>, bool), AgentError> {
+    let router = S::router().map_err(|e| AgentError::InvalidRoutes {
+        message: e.to_string(),
+    })?;
+    let mut instructions = Vec::new();
+    let mut tick = false;
+    for (i, route) in router.matches(&signal.signal_type).enumerate() {
+        match &route.target {
+            RouteTarget::Tick => tick = true,
+            RouteTarget::Action(name) | RouteTarget::Event(name) | RouteTarget::Custom(name) => {
+                instructions.push(
+                    Instruction::new(name.as_ref(), signal.data.clone())
+                        .with_id(format!("{}#{i}", signal.id)),
+                );
+            }
+        }
+    }
+    if instructions.is_empty() && !tick {
+        return Err(AgentError::NoRoute {
+            signal_type: signal.signal_type.clone(),
+        });
+    }
+    Ok((instructions, tick))
+}
+
+impl<S: AgentSpec> Clone for Agent<S> {
+    fn clone(&self) -> Self {
+        Agent {
+            id: self.id.clone(),
+            state: self.state.clone(),
+            strategy: self.strategy.clone(),
+        }
+    }
+}
+
+impl<S: AgentSpec> fmt::Debug for Agent<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Agent")
+            .field("agent", &S::NAME)
+            .field("id", &self.id)
+            .field("state", &self.state)
+            .field("strategy", &self.strategy)
+            .finish()
+    }
+}
+
+impl<S: AgentSpec> PartialEq for Agent<S>
+where
+    S: PartialEq,
+    StrategyState<S>: PartialEq,
+{
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id && self.state == other.state && self.strategy == other.strategy
+    }
+}
+
+#[derive(Serialize)]
+struct AgentRef<'a, S, T> {
+    agent: &'a str,
+    id: &'a str,
+    state: &'a S,
+    strategy: &'a T,
+}
+
+#[derive(Deserialize)]
+struct AgentOwned<S, T> {
+    agent: String,
+    id: String,
+    state: S,
+    strategy: T,
+}
+
+impl<S: AgentSpec> Serialize for Agent<S> {
+    fn serialize<Ser: Serializer>(&self, s: Ser) -> Result<Ser::Ok, Ser::Error> {
+        AgentRef {
+            agent: S::NAME,
+            id: &self.id,
+            state: &self.state,
+            strategy: &self.strategy,
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de, S: AgentSpec> Deserialize<'de> for Agent<S> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let wire = AgentOwned::<S, StrategyState<S>>::deserialize(d)?;
+        if wire.agent != S::NAME {
+            return Err(serde::de::Error::custom(format!(
+                "this checkpoint holds agent `{}`, not `{}`",
+                wire.agent,
+                S::NAME
+            )));
+        }
+        Ok(Agent {
+            id: wire.id,
+            state: wire.state,
+            strategy: wire.strategy,
+        })
+    }
+}
+
+/// An agent of any type, for hosts that keep different agents side by side (a parent's children).
+pub trait DynAgent: Send + Sync + fmt::Debug {
+    /// The agent type's name.
+    fn agent_name(&self) -> &'static str;
+    /// The instance id.
+    fn id(&self) -> &str;
+    /// See [`Agent::init`].
+    fn init(&mut self) -> Vec<Directive>;
+    /// See [`Agent::cmd`].
+    fn cmd(&mut self, instructions: Vec<Instruction>) -> Vec<Directive>;
+    /// See [`Agent::handle_signal`].
+    fn handle_signal(&mut self, signal: &Signal) -> Vec<Directive>;
+    /// See [`Agent::tick`].
+    fn tick(&mut self) -> Vec<Directive>;
+    /// See [`Agent::snapshot`].
+    fn snapshot(&self) -> Snapshot;
+    /// The agent as checkpoint JSON.
+    fn to_json(&self) -> Result<Value, serde_json::Error>;
+    /// Runs the async action an instruction names against a snapshot of the state, with the
+    /// execution policy (timeout, retries, backoff). The future owns everything it needs.
+    fn execute(
+        &self,
+        instruction: &Instruction,
+        exec: ExecOptions,
+    ) -> BoxFuture<'static, Result<Outcome, ActionError>>;
+    /// The concrete `Agent<S>`, for downcasting.
+    fn as_any(&self) -> &dyn Any;
+    /// The concrete `Agent<S>`, mutably.
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+}
+
+impl<S: AgentSpec> DynAgent for Agent<S> {
+    fn agent_name(&self) -> &'static str {
+        S::NAME
+    }
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn init(&mut self) -> Vec<Directive> {
+        Agent::init(self)
+    }
+    fn cmd(&mut self, instructions: Vec<Instruction>) -> Vec<Directive> {
+        Agent::cmd(self, instructions)
+    }
+    fn handle_signal(&mut self, signal: &Signal) -> Vec<Directive> {
+        Agent::handle_signal(self, signal)
+    }
+    fn tick(&mut self) -> Vec<Directive> {
+        Agent::tick(self)
+    }
+    fn snapshot(&self) -> Snapshot {
+        Agent::snapshot(self)
+    }
+    fn to_json(&self) -> Result<Value, serde_json::Error> {
+        serde_json::to_value(self)
+    }
+    fn execute(
+        &self,
+        instruction: &Instruction,
+        exec: ExecOptions,
+    ) -> BoxFuture<'static, Result<Outcome, ActionError>> {
+        Box::pin(crate::exec::execute::<S>(
+            self.state.clone(),
+            instruction.clone(),
+            exec,
+        ))
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}

@@ -1,0 +1,342 @@
+//! Errors: what an action reports ([`ActionError`]) and what an agent reports ([`AgentError`]).
+//!
+//! Both are plain data (serde, `Clone`) because they travel inside [`Directive::Error`] to the host,
+//! into logs and checkpoints. The original `std::error::Error` source of an action error is kept
+//! for `source()` chains but is not serialized; its message is.
+//!
+//! [`Directive::Error`]: crate::Directive::Error
+
+use std::error::Error as StdError;
+use std::fmt;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+/// What kind of failure an [`ActionError`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ActionErrorKind {
+    /// The action ran and reported a failure.
+    Failed,
+    /// The parameters did not deserialize into the action's parameter type.
+    InvalidParams,
+    /// The action did not finish within its timeout.
+    Timeout,
+    /// The action panicked; the panic was caught and the state left as it was.
+    Panicked,
+    /// A state operation returned by the action could not be applied.
+    StateOp,
+}
+
+impl fmt::Display for ActionErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ActionErrorKind::Failed => "failed",
+            ActionErrorKind::InvalidParams => "invalid parameters",
+            ActionErrorKind::Timeout => "timeout",
+            ActionErrorKind::Panicked => "panicked",
+            ActionErrorKind::StateOp => "state operation failed",
+        })
+    }
+}
+
+/// The typed failure of an action.
+///
+/// Action functions may return any `std::error::Error + Send + Sync + 'static` (for example a
+/// `thiserror` enum); it is converted with [`IntoActionError`] and kept as the [`source`]. Only
+/// errors marked [`retryable`](ActionError::retryable) are retried by the executor.
+///
+/// ```
+/// use agent_runtime::ActionError;
+/// let e = ActionError::new("card declined");
+/// assert_eq!(e.to_string(), "card declined");
+/// assert!(!e.is_retryable());
+/// assert!(ActionError::retryable("gateway busy").is_retryable());
+/// ```
+///
+/// [`source`]: std::error::Error::source
+#[derive(Clone, Serialize, Deserialize)]
+pub struct ActionError {
+    kind: ActionErrorKind,
+    message: String,
+    #[serde(default)]
+    retryable: bool,
+    #[serde(skip)]
+    source: Option<Arc<dyn StdError + Send + Sync>>,
+}
+
+impl ActionError {
+    /// A non-retryable failure with this message.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self::with_kind(ActionErrorKind::Failed, message)
+    }
+
+    /// A failure the executor may retry (a transient fault: a busy service, a dropped connection).
+    pub fn retryable(message: impl Into<String>) -> Self {
+        Self::new(message).with_retryable(true)
+    }
+
+    /// A failure of the given kind.
+    pub fn with_kind(kind: ActionErrorKind, message: impl Into<String>) -> Self {
+        ActionError {
+            kind,
+            message: message.into(),
+            retryable: false,
+            source: None,
+        }
+    }
+
+    /// Wraps a typed error, keeping it as the source and its `Display` as the message.
+    pub fn from_error<E: StdError + Send + Sync + 'static>(error: E) -> Self {
+        error.into_action_error()
+    }
+
+    /// Marks this error retryable or not.
+    #[must_use]
+    pub fn with_retryable(mut self, retryable: bool) -> Self {
+        self.retryable = retryable;
+        self
+    }
+
+    /// The parameters of `action` did not deserialize.
+    pub fn invalid_params(action: &str, error: impl fmt::Display) -> Self {
+        Self::with_kind(
+            ActionErrorKind::InvalidParams,
+            format!("invalid parameters for `{action}`: {error}"),
+        )
+    }
+
+    /// The action did not finish within `timeout`. Timeouts are retryable.
+    pub fn timeout(action: &str, timeout: std::time::Duration) -> Self {
+        Self::with_kind(
+            ActionErrorKind::Timeout,
+            format!("`{action}` did not finish within {timeout:?}"),
+        )
+        .with_retryable(true)
+    }
+
+    /// The action panicked with this payload.
+    pub fn panicked(action: &str, payload: &(dyn std::any::Any + Send)) -> Self {
+        let detail = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a non-string payload".to_string());
+        Self::with_kind(
+            ActionErrorKind::Panicked,
+            format!("`{action}` panicked: {detail}"),
+        )
+    }
+
+    /// The kind of failure.
+    pub fn kind(&self) -> ActionErrorKind {
+        self.kind
+    }
+
+    /// The message shown to users.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// Whether the executor may retry the action after this error.
+    pub fn is_retryable(&self) -> bool {
+        self.retryable
+    }
+
+    /// The original typed error, when the action returned one and it was `E`.
+    pub fn downcast_ref<E: StdError + 'static>(&self) -> Option<&E> {
+        self.source.as_deref().and_then(|s| s.downcast_ref::<E>())
+    }
+}
+
+impl fmt::Debug for ActionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ActionError")
+            .field("kind", &self.kind)
+            .field("message", &self.message)
+            .field("retryable", &self.retryable)
+            .finish_non_exhaustive()
+    }
+}
+
+impl fmt::Display for ActionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl StdError for ActionError {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        self.source
+            .as_deref()
+            .map(|s| s as &(dyn StdError + 'static))
+    }
+}
+
+impl PartialEq for ActionError {
+    /// Errors compare by kind, message and retryability; sources are not compared.
+    fn eq(&self, other: &Self) -> bool {
+        self.kind == other.kind && self.message == other.message && self.retryable == other.retryable
+    }
+}
+
+/// Conversion of an action function's error type into an [`ActionError`].
+///
+/// Implemented for every `std::error::Error + Send + Sync + 'static`, so a `thiserror` enum works
+/// as is; an `ActionError` converts to itself unchanged.
+pub trait IntoActionError {
+    /// Performs the conversion.
+    fn into_action_error(self) -> ActionError;
+}
+
+impl<E: StdError + Send + Sync + 'static> IntoActionError for E {
+    fn into_action_error(self) -> ActionError {
+        let boxed: Box<dyn StdError + Send + Sync> = Box::new(self);
+        match boxed.downcast::<ActionError>() {
+            Ok(own) => *own,
+            Err(other) => ActionError {
+                kind: ActionErrorKind::Failed,
+                message: other.to_string(),
+                retryable: false,
+                source: Some(Arc::from(other)),
+            },
+        }
+    }
+}
+
+/// Where an error arose; travels with [`Directive::Error`](crate::Directive::Error).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ErrorContext {
+    /// While running an instruction.
+    Instruction {
+        /// The instruction's id.
+        id: String,
+        /// The action (or event) it named.
+        action: String,
+    },
+    /// While routing a signal.
+    Signal {
+        /// The signal's id.
+        id: String,
+        /// The signal's type.
+        signal_type: String,
+    },
+    /// While ticking the strategy.
+    Tick,
+    /// Inside the strategy itself.
+    Strategy,
+}
+
+/// An error an agent reports as a [`Directive::Error`](crate::Directive::Error).
+///
+/// The agent is unchanged whenever one of these is produced.
+#[derive(Debug, Clone, PartialEq, thiserror::Error, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum AgentError {
+    /// An action failed; its changes were discarded.
+    #[error("action `{action}` failed: {error}")]
+    Action {
+        /// The action's name.
+        action: String,
+        /// Why it failed.
+        error: ActionError,
+    },
+    /// An instruction named an action this agent does not have.
+    #[error("unknown action `{name}`; this agent's actions are: {}", list_or_none(known))]
+    UnknownAction {
+        /// The name that was asked for.
+        name: String,
+        /// The actions the agent does have.
+        known: Vec<String>,
+    },
+    /// No route matched a signal.
+    #[error("no route matches signal type `{signal_type}`")]
+    NoRoute {
+        /// The signal's type.
+        signal_type: String,
+    },
+    /// The agent's routes are invalid.
+    #[error("invalid routes: {message}")]
+    InvalidRoutes {
+        /// What is wrong.
+        message: String,
+    },
+    /// A completion arrived for an instruction that is not in flight.
+    #[error("no instruction `{id}` is in flight (a duplicate or stale completion)")]
+    UnexpectedCompletion {
+        /// The completion's instruction id.
+        id: String,
+    },
+    /// A strategy-specific failure (used by strategies outside this crate).
+    #[error("{message}")]
+    Strategy {
+        /// What went wrong.
+        message: String,
+    },
+}
+
+fn list_or_none(items: &[String]) -> String {
+    if items.is_empty() {
+        "none".to_string()
+    } else {
+        items
+            .iter()
+            .map(|i| format!("`{i}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, thiserror::Error)]
+    enum PaymentError {
+        #[error("card `{0}` declined")]
+        Declined(String),
+    }
+
+    #[test]
+    fn typed_errors_keep_their_source_and_message() {
+        let e = PaymentError::Declined("4242".into()).into_action_error();
+        assert_eq!(e.to_string(), "card `4242` declined");
+        assert_eq!(e.kind(), ActionErrorKind::Failed);
+        assert!(matches!(
+            e.downcast_ref::<PaymentError>(),
+            Some(PaymentError::Declined(card)) if card == "4242"
+        ));
+        assert!(e.source().is_some());
+    }
+
+    #[test]
+    fn action_error_converts_to_itself() {
+        let e = ActionError::retryable("busy").into_action_error();
+        assert!(e.is_retryable());
+        assert!(e.source().is_none());
+    }
+
+    #[test]
+    fn unknown_action_lists_known_ones() {
+        let e = AgentError::UnknownAction {
+            name: "pay".into(),
+            known: vec!["charge".into(), "refund".into()],
+        };
+        assert_eq!(
+            e.to_string(),
+            "unknown action `pay`; this agent's actions are: `charge`, `refund`"
+        );
+    }
+
+    #[test]
+    fn panics_become_messages() {
+        let payload: Box<dyn std::any::Any + Send> = Box::new("boom");
+        let e = ActionError::panicked("explode", payload.as_ref());
+        assert_eq!(e.kind(), ActionErrorKind::Panicked);
+        assert_eq!(e.message(), "`explode` panicked: boom");
+    }
+}

@@ -1,0 +1,58 @@
+//! The runtime of Stratagem agents.
+//!
+//! An [`Agent<S>`] is a typed state `S` plus its strategy's state. A [`Strategy`] turns
+//! [`Instruction`]s into state changes and [`Directive`]s (effects for the host) in a pure `cmd`.
+//! Actions ([`Action`]) are the units of work; signals ([`Signal`], CloudEvents) reach actions
+//! and events through [`Route`]s. The [`Runner`] executes async actions in-process.
+//!
+//! Most users reach this crate through the `stratagem` facade and its `#[agent]`/`#[action]`
+//! macros; everything here also works by hand.
+
+#![forbid(unsafe_code)]
+
+pub mod action;
+pub mod agent;
+pub mod directive;
+pub mod error;
+pub mod exec;
+pub mod instruction;
+pub mod route;
+pub mod runner;
+pub mod signal;
+pub mod snapshot;
+pub mod state_op;
+pub mod strategy;
+
+pub use action::{
+    Action, ActionEntry, ActionFn, ActionSpec, AsyncAction, IntoOutcome, NoParams, Outcome,
+    SyncAction,
+};
+pub use agent::{Agent, AgentSpec, Command, DynAgent, StrategyState};
+pub use directive::{ChildAgent, CustomDirective, CustomDirectiveKind, Directive};
+pub use error::{ActionError, ActionErrorKind, AgentError, ErrorContext, IntoActionError};
+pub use instruction::{ExecOptions, Instruction};
+pub use route::{Route, RouteError, RoutePattern, RouteSpec, RouteTarget, Router};
+pub use runner::Runner;
+pub use signal::Signal;
+pub use snapshot::{Snapshot, Status};
+pub use state_op::{StateOp, StatePath};
+pub use strategy::{Direct, DirectState, Strategy};
+
+/// Items generated code relies on; not a stable API.
+#[doc(hidden)]
+pub mod __private {
+    pub use futures::future::BoxFuture;
+    pub use schemars;
+    pub use serde;
+    pub use serde_json;
+    pub use std::sync::OnceLock;
+    pub use std::time::Duration;
+
+    /// Boxes an action future.
+    pub fn box_future<F>(f: F) -> BoxFuture<'static, F::Output>
+    where
+        F: std::future::Future + Send + 'static,
+    {
+        Box::pin(f)
+    }
+}

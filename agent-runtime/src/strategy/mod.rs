@@ -1,0 +1,59 @@
+//! The strategy contract and the built-in strategies.
+
+mod direct;
+mod dispatch;
+
+pub use direct::{Direct, DirectState};
+pub use dispatch::{Dispatch, complete_action, dispatch_action};
+
+use std::fmt;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::action::{ActionEntry, ActionSpec};
+use crate::agent::{Agent, AgentSpec};
+use crate::directive::Directive;
+use crate::instruction::Instruction;
+use crate::route::RouteSpec;
+use crate::snapshot::Snapshot;
+
+/// Decides what an agent does with instructions.
+///
+/// Only [`cmd`](Strategy::cmd) and [`snapshot`](Strategy::snapshot) are required. The functions
+/// are associated (no `self`): a strategy is a type, configured by the agent type `S` it runs,
+/// and all its run-time data lives in [`Strategy::State`] inside the agent, so it is checkpointed
+/// with the agent.
+pub trait Strategy<S: AgentSpec>: 'static {
+    /// The strategy's own state, kept inside the agent.
+    type State: Clone + fmt::Debug + Default + Serialize + DeserializeOwned + Send + Sync + 'static;
+
+    /// Prepares the agent. Idempotent: a second call, or a call on a thawed agent, changes
+    /// nothing more and repeats no effect.
+    fn init(agent: &mut Agent<S>) -> Vec<Directive> {
+        let _ = agent;
+        Vec::new()
+    }
+
+    /// Runs instructions. Pure and deterministic: no I/O; effects are returned as directives.
+    fn cmd(agent: &mut Agent<S>, instructions: Vec<Instruction>) -> Vec<Directive>;
+
+    /// Advances a strategy that reported `Running`. The host calls it.
+    fn tick(agent: &mut Agent<S>) -> Vec<Directive> {
+        let _ = agent;
+        Vec::new()
+    }
+
+    /// Where the agent stands.
+    fn snapshot(agent: &Agent<S>) -> Snapshot;
+
+    /// The description of an action, for tools.
+    fn action_spec(action: &str) -> Option<ActionSpec> {
+        S::action(action).map(ActionEntry::spec)
+    }
+
+    /// Routes the strategy contributes (default priority [`crate::route::priority::STRATEGY`]).
+    fn signal_routes() -> Vec<RouteSpec> {
+        Vec::new()
+    }
+}
