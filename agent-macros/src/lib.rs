@@ -1,1 +1,36 @@
-//! placeholder
+//! Procedural macros of Stratagem. A thin shim: every entry point forwards to `agent-dsl`, which
+//! parses, checks and generates; nothing is validated or generated here.
+
+#![forbid(unsafe_code)]
+
+use proc_macro::TokenStream;
+
+/// Defines an agent on its state struct.
+///
+/// ```ignore
+/// #[agent(strategy = Direct, actions [add], routes { "counter.add" => add })]
+/// #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+/// struct Counter { value: i64 }
+/// ```
+///
+/// Options: `strategy = Direct | custom(Path)`, `description = "..."`, `actions [paths]`,
+/// `routes { "pattern" => target [priority N] ... }`, `tick = 100ms`, `crate = path`. See the
+/// `stratagem` crate documentation for the full language.
+#[proc_macro_attribute]
+pub fn agent(attr: TokenStream, item: TokenStream) -> TokenStream {
+    agent_dsl::expand::agent(attr.into(), item.into()).into()
+}
+
+/// Turns a function into an action.
+///
+/// ```ignore
+/// #[action(description = "Add to the counter")]
+/// fn add(counter: &mut Counter, params: AddParams) -> Result<(), ActionError> { ... }
+/// ```
+///
+/// Options: `description = "..."` (defaults to the doc comment), and for `async fn` actions
+/// `timeout`, `max_retries`, `backoff`, `backoff_cap`; `crate = path`.
+#[proc_macro_attribute]
+pub fn action(attr: TokenStream, item: TokenStream) -> TokenStream {
+    agent_dsl::expand::action(attr.into(), item.into()).into()
+}

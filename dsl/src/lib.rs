@@ -1,1 +1,14 @@
-//! placeholder
+//! The Stratagem compiler.
+//!
+//! Two front-ends ([`tokens`] for the procedural macros; `.agent` files) build one [`model`];
+//! one validator ([`check`]) collects every diagnostic; one code generator ([`emit`]) turns an
+//! accepted model into Rust. The macros call [`expand`]; `build.rs` and `agentc` use the same
+//! pipeline.
+
+#![forbid(unsafe_code)]
+
+pub mod check;
+pub mod emit;
+pub mod expand;
+pub mod model;
+pub mod tokens;

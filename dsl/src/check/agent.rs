@@ -1,0 +1,62 @@
+//! Agent-level checks: names, options, actions, state fields, then the strategy and routes.
+
+use crate::model::{AgentDef, StateDef, StrategyDef};
+
+use super::codes;
+use super::ctxt::Ctxt;
+use super::diagnostic::Diagnostic;
+use super::names::check_identifier;
+use super::routes::{Targets, check_routes};
+use super::settings::check_once;
+
+/// Runs every agent check, collecting all diagnostics in `cx`.
+pub fn check_agent(cx: &Ctxt, agent: &AgentDef) {
+    check_identifier(cx, &agent.name, "agent name");
+    check_once(cx, &agent.description, "description");
+    check_once(cx, &agent.strategy, "strategy");
+    check_once(cx, &agent.tick, "tick");
+    check_once(cx, &agent.runtime, "crate");
+
+    for (i, action) in agent.actions.iter().enumerate() {
+        if let Some(first) = agent.actions[..i].iter().find(|a| a.name.value == action.name.value) {
+            cx.push(
+                Diagnostic::error(
+                    codes::DUPLICATE_ACTION,
+                    action.path.span,
+                    format!("action `{}` is listed twice", action.name.value),
+                )
+                .label("listed again here")
+                .secondary(first.path.span, "first listed here")
+                .help("an agent's actions are named by their last path segment; list each once"),
+            );
+        }
+    }
+
+    if let StateDef::Fields(fields) = &agent.state {
+        for (i, field) in fields.iter().enumerate() {
+            check_identifier(cx, &field.name, "state field");
+            if let Some(first) = fields[..i].iter().find(|f| f.name.value == field.name.value) {
+                cx.push(
+                    Diagnostic::error(
+                        codes::DUPLICATE_FIELD,
+                        field.name.span,
+                        format!("state field `{}` is declared twice", field.name.value),
+                    )
+                    .label("declared again here")
+                    .secondary(first.name.span, "first declared here")
+                    .help("rename or remove one of the two fields"),
+                );
+            }
+        }
+    }
+
+    let events: Vec<&str> = match agent.strategy.get() {
+        None | Some(StrategyDef::Direct) | Some(StrategyDef::Custom(_)) => Vec::new(),
+    };
+    let targets = Targets {
+        actions: agent.actions.iter().map(|a| a.name.value.as_str()).collect(),
+        events,
+        agent: &agent.name.value,
+    };
+    check_routes(cx, &agent.routes, &targets);
+}

@@ -1,0 +1,100 @@
+//! Every diagnostic code, in one place. Codes are stable: a code is never reused for another
+//! meaning. `E00xx` syntax, `E01xx` agents, `E02xx` routes, `E03xx` FSMs, `E04xx` trees,
+//! `E05xx` AI strategies, `E06xx` actions.
+
+use std::fmt;
+
+/// A stable diagnostic code with a one-line title.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Code {
+    /// `E0101`.
+    pub id: &'static str,
+    /// What the code means, in one line.
+    pub title: &'static str,
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id)
+    }
+}
+
+macro_rules! codes {
+    ($($(#[$doc:meta])* $name:ident = $id:literal, $title:literal;)*) => {
+        $( $(#[$doc])* pub const $name: Code = Code { id: $id, title: $title }; )*
+        /// Every code, in order.
+        pub const ALL: &[Code] = &[$($name),*];
+    };
+}
+
+codes! {
+    /// Input that does not parse.
+    SYNTAX = "E0001", "syntax error";
+    /// A string or block comment that never ends.
+    UNTERMINATED = "E0002", "unterminated string or comment";
+    /// A duration or number that cannot be read.
+    BAD_LITERAL = "E0003", "malformed duration or number";
+
+    /// An option given twice (`strategy`, `description`, `tick`, `crate`, an AI option...).
+    DUPLICATE_SETTING = "E0101", "option given twice";
+    /// The same action listed twice in `actions`.
+    DUPLICATE_ACTION = "E0102", "duplicate action";
+    /// Two agents or behaviors with one name.
+    DUPLICATE_ITEM = "E0103", "duplicate agent or behavior";
+    /// Two state fields with one name.
+    DUPLICATE_FIELD = "E0104", "duplicate state field";
+    /// An option the macro does not know.
+    UNKNOWN_OPTION = "E0105", "unknown option";
+    /// A strategy name that is not built in.
+    UNKNOWN_STRATEGY = "E0106", "unknown strategy";
+    /// A name that is a Rust keyword or not an identifier.
+    INVALID_NAME = "E0107", "name is not a valid Rust identifier";
+    /// A name that collides with a name the code generator uses.
+    RESERVED_NAME = "E0108", "name collides with a generated name";
+    /// A default literal that cannot be the declared type.
+    DEFAULT_TYPE = "E0109", "default value does not fit the field's type";
+    /// `#[agent]` on something other than a plain struct.
+    UNSUPPORTED_ITEM = "E0110", "unsupported item";
+
+    /// A route pattern with an empty or invalid segment.
+    ROUTE_PATTERN = "E0201", "malformed route pattern";
+    /// A priority outside -100..=100.
+    ROUTE_PRIORITY = "E0202", "route priority out of range";
+    /// A route target that is not an action (or event) of the agent.
+    ROUTE_TARGET = "E0203", "unknown route target";
+    /// The same pattern routed to the same target twice.
+    DUPLICATE_ROUTE = "E0204", "duplicate route";
+
+    /// A qualifier an action function cannot have (`unsafe`, `extern`, `const`, generics).
+    ACTION_QUALIFIER = "E0601", "unsupported action qualifier";
+    /// A parameter list `#[action]` does not support.
+    ACTION_SIGNATURE = "E0602", "unsupported action signature";
+    /// An async action that takes `&mut` state.
+    ACTION_ASYNC_MUT = "E0603", "async action takes `&mut` state";
+    /// Execution options on a synchronous action.
+    ACTION_EXEC_SYNC = "E0604", "execution options on a synchronous action";
+    /// `#[action]` on something that is not a function.
+    ACTION_ITEM = "E0605", "`#[action]` on a non-function";
+}
+
+/// The code with this id.
+pub fn find(id: &str) -> Option<Code> {
+    ALL.iter().copied().find(|c| c.id == id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn codes_are_unique_and_well_formed() {
+        let mut seen = HashSet::new();
+        for code in ALL {
+            assert!(seen.insert(code.id), "{} is used twice", code.id);
+            assert!(code.id.len() == 5 && code.id.starts_with('E'), "{}", code.id);
+            assert!(!code.title.ends_with('.'), "{}: no trailing period", code.id);
+        }
+        assert_eq!(find("E0201"), Some(ROUTE_PATTERN));
+    }
+}

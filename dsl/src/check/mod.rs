@@ -1,0 +1,47 @@
+//! The one validator. Every check runs on the model, so it protects both front-ends; all
+//! diagnostics are collected before anything is reported.
+
+pub mod codes;
+mod action;
+mod agent;
+mod ctxt;
+mod diagnostic;
+mod names;
+mod routes;
+mod settings;
+pub mod suggest;
+
+pub use action::{ActionShape, StateAccess};
+pub use codes::Code;
+pub use ctxt::Ctxt;
+pub use diagnostic::{Diagnostic, Label, Severity, to_syn_error};
+pub use names::{is_identifier, is_keyword};
+pub use routes::check_pattern;
+
+use crate::model::{ActionDef, AgentDef};
+
+/// Checks an agent: `Ok(warnings)` or `Err(all diagnostics)`.
+pub fn agent(def: &AgentDef) -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
+    let cx = Ctxt::new();
+    agent::check_agent(&cx, def);
+    cx.finish()
+}
+
+/// Checks an `#[action]` function: its validated shape (and warnings), or every diagnostic.
+pub fn action(def: &ActionDef) -> Result<(ActionShape, Vec<Diagnostic>), Vec<Diagnostic>> {
+    let cx = Ctxt::new();
+    let shape = action::check_action(&cx, def);
+    match (shape, cx.finish()) {
+        (Some(shape), Ok(warnings)) => Ok((shape, warnings)),
+        (_, Err(all)) => Err(all),
+        // Unreachable in practice: a missing shape always comes with an error.
+        (None, Ok(mut warnings)) => {
+            warnings.push(Diagnostic::error(
+                codes::ACTION_SIGNATURE,
+                def.name.span,
+                "unsupported action signature",
+            ));
+            Err(warnings)
+        }
+    }
+}

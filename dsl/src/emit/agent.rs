@@ -1,0 +1,94 @@
+//! `impl AgentSpec` for an agent: action table, name dispatch, routes, router.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::{ident, runtime};
+use crate::model::{AgentDef, RouteTargetDef, StrategyDef};
+
+/// The impls `#[agent]` adds next to the struct.
+pub fn agent(def: &AgentDef) -> TokenStream {
+    let krate = runtime(&def.runtime);
+    let agent = ident(&def.name.value, def.name.span);
+    let name = &def.name.value;
+    let description = def.description.get().map(String::as_str).unwrap_or_default();
+    let strategy = match def.strategy.get() {
+        None | Some(StrategyDef::Direct) => quote!(#krate::Direct),
+        Some(StrategyDef::Custom(path)) => {
+            let path = &path.value;
+            quote!(#path)
+        }
+    };
+
+    let action_paths: Vec<&syn::Path> = def.actions.iter().map(|a| &a.path.value).collect();
+    let action_names: Vec<&str> = def.actions.iter().map(|a| a.name.value.as_str()).collect();
+    let action_count = def.actions.len();
+    let indices = 0..action_count;
+
+    let route_count = def.routes.len();
+    let routes = def.routes.iter().map(|route| {
+        let pattern = &route.pattern.value;
+        let priority = route.priority.as_ref().map_or(0, |p| p.value);
+        let priority = i32::try_from(priority).unwrap_or_default();
+        let target = match &route.target {
+            RouteTargetDef::Tick(_) => quote!(#krate::RouteTarget::Tick),
+            RouteTargetDef::Named(_) => {
+                let target = route.target.name().unwrap_or_default();
+                quote!(#krate::RouteTarget::Action(::std::borrow::Cow::Borrowed(#target)))
+            }
+        };
+        quote!(#krate::RouteSpec::new(#pattern, #target, #priority))
+    });
+
+    quote! {
+        impl #krate::AgentSpec for #agent {
+            const NAME: &'static str = #name;
+            const DESCRIPTION: &'static str = #description;
+            type Strategy = #strategy;
+
+            fn actions() -> &'static [#krate::ActionEntry<Self>] {
+                static ACTIONS: [#krate::ActionEntry<#agent>; #action_count] = [
+                    #(<#action_paths as #krate::Action<#agent>>::ENTRY),*
+                ];
+                &ACTIONS
+            }
+
+            fn action(name: &str) -> ::core::option::Option<&'static #krate::ActionEntry<Self>> {
+                let actions = <Self as #krate::AgentSpec>::actions();
+                match name {
+                    #(#action_names => ::core::option::Option::Some(&actions[#indices]),)*
+                    _ => ::core::option::Option::None,
+                }
+            }
+
+            fn routes() -> &'static [#krate::RouteSpec] {
+                static ROUTES: [#krate::RouteSpec; #route_count] = [#(#routes),*];
+                &ROUTES
+            }
+
+            fn router() -> ::core::result::Result<&'static #krate::Router, &'static #krate::RouteError> {
+                static ROUTER: #krate::__private::OnceLock<
+                    ::core::result::Result<#krate::Router, #krate::RouteError>,
+                > = #krate::__private::OnceLock::new();
+                ROUTER.get_or_init(#krate::agent::build_router::<#agent>).as_ref()
+            }
+        }
+    }
+}
+
+/// What `#[agent]` emits beside its errors: a minimal `AgentSpec` so that code using the agent
+/// does not add a cascade of errors to the one that matters.
+pub fn agent_fallback(def: &AgentDef) -> TokenStream {
+    let krate = runtime(&def.runtime);
+    let agent = ident(&def.name.value, def.name.span);
+    let name = &def.name.value;
+    quote! {
+        impl #krate::AgentSpec for #agent {
+            const NAME: &'static str = #name;
+            type Strategy = #krate::Direct;
+            fn actions() -> &'static [#krate::ActionEntry<Self>] {
+                &[]
+            }
+        }
+    }
+}

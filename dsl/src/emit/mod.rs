@@ -1,0 +1,26 @@
+//! The one code generator: model -> `TokenStream`. It runs only on models the checker accepted,
+//! and refers to the runtime through one path (`::stratagem` unless `crate = ...` says otherwise).
+
+mod action;
+mod agent;
+
+pub use action::{action, action_fallback};
+pub use agent::{agent, agent_fallback};
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::model::{Setting, Span};
+
+/// The path generated code uses to reach the runtime.
+pub fn runtime(setting: &Setting<syn::Path>) -> TokenStream {
+    match setting.get() {
+        Some(path) => quote!(#path),
+        None => quote!(::stratagem),
+    }
+}
+
+/// An identifier for a model name, carrying its span when it came from a macro.
+pub fn ident(name: &str, span: Span) -> syn::Ident {
+    syn::Ident::new(name, span.to_proc_macro())
+}

@@ -1,0 +1,67 @@
+//! Entry points of the procedural macros. `agent-macros` only forwards to these.
+//!
+//! Each returns the original item plus the generated code; on error it returns the original item,
+//! `compile_error!` at each offending token, and fallback items (after tokio-macros and
+//! thiserror), so one mistake shows as one error and not as a cascade.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::check::{self, Diagnostic};
+use crate::{emit, tokens};
+
+/// `#[agent(...)]`.
+pub fn agent(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let parsed: syn::Item = match syn::parse2(item.clone()) {
+        Ok(parsed) => parsed,
+        Err(e) => return with_error(item, e),
+    };
+    let def = match tokens::agent(attr, &parsed) {
+        Ok(def) => def,
+        Err(e) => return with_error(item, e),
+    };
+    match check::agent(&def) {
+        Ok(_warnings) => {
+            let generated = emit::agent(&def);
+            quote!(#item #generated)
+        }
+        Err(diagnostics) => {
+            let fallback = emit::agent_fallback(&def);
+            with_diagnostics(quote!(#item #fallback), &diagnostics)
+        }
+    }
+}
+
+/// `#[action(...)]`.
+pub fn action(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let parsed: syn::Item = match syn::parse2(item.clone()) {
+        Ok(parsed) => parsed,
+        Err(e) => return with_error(item, e),
+    };
+    let def = match tokens::action(attr, &parsed) {
+        Ok(def) => def,
+        Err(e) => return with_error(item, e),
+    };
+    match check::action(&def) {
+        Ok((shape, _warnings)) => {
+            let generated = emit::action(&def, &shape);
+            quote!(#item #generated)
+        }
+        Err(diagnostics) => {
+            let fallback = emit::action_fallback(&def);
+            with_diagnostics(quote!(#item #fallback), &diagnostics)
+        }
+    }
+}
+
+fn with_error(item: TokenStream, error: syn::Error) -> TokenStream {
+    let error = error.to_compile_error();
+    quote!(#item #error)
+}
+
+fn with_diagnostics(item: TokenStream, diagnostics: &[Diagnostic]) -> TokenStream {
+    match check::to_syn_error(diagnostics) {
+        Some(error) => with_error(item, error),
+        None => item,
+    }
+}

@@ -1,0 +1,96 @@
+//! Agents: the top-level model element.
+
+use super::literal::{DurationMs, Literal};
+use super::route::RouteDef;
+use super::setting::Setting;
+use super::span::{Name, Spanned};
+
+/// An agent definition, from `#[agent(...)]` on a struct or an `agent` item in a `.agent` file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentDef {
+    /// The agent's (and its state struct's) name.
+    pub name: Name,
+    /// `description "..."` / `description = "..."`, or the struct's doc comment.
+    pub description: Setting<String>,
+    /// Where the state struct comes from.
+    pub state: StateDef,
+    /// The strategy.
+    pub strategy: Setting<StrategyDef>,
+    /// The agent's actions, in declaration order (repeated `actions` parts append).
+    pub actions: Vec<ActionRef>,
+    /// The agent's routes, in declaration order (repeated `routes` blocks append).
+    pub routes: Vec<RouteDef>,
+    /// `tick every 100ms` / `tick = 100ms`: how often the host ticks a `Running` strategy.
+    pub tick: Setting<DurationMs>,
+    /// `crate = path`: where generated code finds the runtime (default `::stratagem`).
+    pub runtime: Setting<syn::Path>,
+}
+
+impl AgentDef {
+    /// An agent with this name and nothing else declared.
+    pub fn new(name: Name, state: StateDef) -> Self {
+        AgentDef {
+            name,
+            description: Setting::default(),
+            state,
+            strategy: Setting::default(),
+            actions: Vec::new(),
+            routes: Vec::new(),
+            tick: Setting::default(),
+            runtime: Setting::default(),
+        }
+    }
+
+    /// The action declared with this name, if any.
+    pub fn action(&self, name: &str) -> Option<&ActionRef> {
+        self.actions.iter().find(|a| a.name.value == name)
+    }
+}
+
+/// The agent's state struct.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StateDef {
+    /// The user's own struct (the macro front-end): emitted as written.
+    External,
+    /// Fields declared in a `.agent` file: the code generator writes the struct.
+    Fields(Vec<Field>),
+}
+
+/// A state field declared in a `.agent` file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Field {
+    /// The field's name.
+    pub name: Name,
+    /// Its Rust type.
+    pub ty: Spanned<syn::Type>,
+    /// Its default; `Default::default()` when absent.
+    pub default: Option<Spanned<Literal>>,
+}
+
+/// An action listed in `actions`: a Rust path to an `#[action]` marker.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ActionRef {
+    /// The path as written (`charge`, `billing::charge`).
+    pub path: Spanned<syn::Path>,
+    /// The action's name: the path's last segment.
+    pub name: Name,
+}
+
+/// The strategy an agent runs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StrategyDef {
+    /// Run instructions in order.
+    Direct,
+    /// A user strategy type: `strategy = custom(path::To::Strategy)`.
+    Custom(Spanned<syn::Path>),
+}
+
+impl StrategyDef {
+    /// The strategy's name as users write it in macros.
+    pub fn keyword(&self) -> &'static str {
+        match self {
+            StrategyDef::Direct => "Direct",
+            StrategyDef::Custom(_) => "custom",
+        }
+    }
+}

@@ -1,0 +1,72 @@
+//! Literals and durations as written in the language.
+
+use super::span::Spanned;
+
+/// A literal: a state field's default or an action argument.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Literal {
+    /// `"text"`.
+    Str(String),
+    /// `42`, `-3`.
+    Int(i128),
+    /// `2.5`.
+    Float(f64),
+    /// `true` / `false`.
+    Bool(bool),
+    /// `none`.
+    None,
+    /// `[a, b]`.
+    List(Vec<Spanned<Literal>>),
+}
+
+/// A duration literal (`500ms`, `2s`, `30m`, `1h`), in milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DurationMs(pub u64);
+
+impl DurationMs {
+    /// Parses `<digits><unit>` with unit `ms`, `s`, `m` or `h`.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let split = text
+            .find(|c: char| !c.is_ascii_digit() && c != '_')
+            .ok_or_else(|| format!("`{text}` has no unit; write it as `{text}ms`, `{text}s`, `{text}m` or `{text}h`"))?;
+        let (digits, unit) = text.split_at(split);
+        let digits = digits.replace('_', "");
+        if digits.is_empty() {
+            return Err(format!("`{text}` is not a duration; expected a number then `ms`, `s`, `m` or `h`"));
+        }
+        let factor = match unit {
+            "ms" => 1,
+            "s" => 1_000,
+            "m" => 60_000,
+            "h" => 3_600_000,
+            other => {
+                return Err(format!(
+                    "unknown duration unit `{other}`; expected `ms`, `s`, `m` or `h`"
+                ));
+            }
+        };
+        let n: u64 = digits
+            .parse()
+            .map_err(|_| format!("`{text}` is too large for a duration"))?;
+        n.checked_mul(factor)
+            .map(DurationMs)
+            .ok_or_else(|| format!("`{text}` is too large for a duration"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(DurationMs::parse("500ms"), Ok(DurationMs(500)));
+        assert_eq!(DurationMs::parse("2s"), Ok(DurationMs(2_000)));
+        assert_eq!(DurationMs::parse("30m"), Ok(DurationMs(1_800_000)));
+        assert_eq!(DurationMs::parse("1h"), Ok(DurationMs(3_600_000)));
+        assert_eq!(DurationMs::parse("1_000ms"), Ok(DurationMs(1_000)));
+        assert!(DurationMs::parse("10").unwrap_err().contains("has no unit"));
+        assert!(DurationMs::parse("10d").unwrap_err().contains("unknown duration unit `d`"));
+        assert!(DurationMs::parse("99999999999999999999h").unwrap_err().contains("too large"));
+    }
+}

@@ -1,0 +1,18 @@
+//! The one IR both front-ends produce and the checker and code generator consume.
+//!
+//! Every element keeps its [`Span`]; spans never affect equality, so a model built from a
+//! `.agent` file equals the one built from the same agent written with macros.
+
+mod action;
+mod agent;
+mod literal;
+mod route;
+mod setting;
+mod span;
+
+pub use action::{ActionDef, ActionParam, ExecSettings, ParamKind};
+pub use agent::{ActionRef, AgentDef, Field, StateDef, StrategyDef};
+pub use literal::{DurationMs, Literal};
+pub use route::{RouteDef, RouteTargetDef};
+pub use setting::Setting;
+pub use span::{FileId, Name, Span, Spanned};

@@ -1,0 +1,128 @@
+//! `#[action(...)]` on a function -> [`ActionDef`].
+
+use proc_macro2::TokenStream;
+use quote::ToTokens;
+use syn::parse::{ParseStream, Parser};
+use syn::spanned::Spanned as _;
+use syn::{FnArg, Token, Type};
+
+use super::common::{self, options, unknown_option};
+use crate::model::{ActionDef, ActionParam, ExecSettings, Name, ParamKind, Setting, Span, Spanned};
+
+/// The options `#[action]` accepts.
+pub const OPTIONS: &[&str] = &["description", "timeout", "max_retries", "backoff", "backoff_cap", "crate"];
+
+/// Reads `#[action(attr)]` on `item`, which must be a function.
+pub fn action(attr: TokenStream, item: &syn::Item) -> syn::Result<ActionDef> {
+    let syn::Item::Fn(item) = item else {
+        return Err(syn::Error::new_spanned(
+            item_head(item),
+            "`#[action]` goes on a function\n  help: write `#[action] fn name(state: &mut State, params: Params) -> Result<(), Error>`",
+        ));
+    };
+    let sig = &item.sig;
+    let mut def = ActionDef {
+        name: Spanned::new(sig.ident.to_string(), sig.ident.span()),
+        vis: item.vis.clone(),
+        asyncness: sig.asyncness.map(|a| Span::Macro(a.span)),
+        params: sig.inputs.iter().map(param).collect(),
+        unsupported: Vec::new(),
+        description: Setting::default(),
+        doc: common::doc_summary(&item.attrs),
+        exec: ExecSettings::default(),
+        runtime: Setting::default(),
+    };
+    let mut flag = |what: &'static str, tokens: &dyn ToTokens| {
+        def.unsupported.push(Spanned::new(what, tokens.to_token_stream().span()));
+    };
+    if let Some(c) = &sig.constness {
+        flag("`const`", c);
+    }
+    if let syn::Safety::Unsafe(u) = &sig.safety {
+        flag("`unsafe`", u);
+    }
+    if let Some(abi) = &sig.abi {
+        flag("an `extern` ABI", abi);
+    }
+    if let Some(v) = &sig.variadic {
+        flag("variadic parameters", v);
+    }
+    if sig
+        .generics
+        .params
+        .iter()
+        .any(|p| !matches!(p, syn::GenericParam::Lifetime(_)))
+    {
+        flag("type or const generic parameters", &sig.generics);
+    }
+    if let Some(w) = &sig.generics.where_clause {
+        flag("a `where` clause", w);
+    }
+    let parser = |input: ParseStream<'_>| options(input, |key, input| option(&mut def, key, input));
+    parser.parse2(attr)?;
+    Ok(def)
+}
+
+fn item_head(item: &syn::Item) -> TokenStream {
+    match item {
+        syn::Item::Struct(s) => s.struct_token.to_token_stream(),
+        syn::Item::Enum(e) => e.enum_token.to_token_stream(),
+        other => other.to_token_stream(),
+    }
+}
+
+fn param(arg: &FnArg) -> ActionParam {
+    match arg {
+        FnArg::Receiver(r) => ActionParam {
+            kind: ParamKind::Receiver,
+            ty: syn::parse_quote!(Self),
+            span: Span::Macro(r.span()),
+        },
+        FnArg::Typed(t) => {
+            let (kind, ty) = match &*t.ty {
+                Type::Reference(r) if r.mutability.is_some() => (ParamKind::MutRef, (*r.elem).clone()),
+                Type::Reference(r) => (ParamKind::SharedRef, (*r.elem).clone()),
+                Type::ImplTrait(_) => (ParamKind::ImplTrait, (*t.ty).clone()),
+                other => (ParamKind::Value, other.clone()),
+            };
+            ActionParam {
+                kind,
+                ty,
+                span: Span::Macro(t.span()),
+            }
+        }
+    }
+}
+
+fn option(def: &mut ActionDef, key: &Name, input: ParseStream<'_>) -> syn::Result<()> {
+    let span = key.span.to_proc_macro();
+    input.parse::<Token![=]>()?;
+    match key.value.as_str() {
+        "description" => {
+            let text: syn::LitStr = input.parse()?;
+            def.description.set(text.value(), text.span());
+        }
+        "timeout" => {
+            let d = common::duration(input)?;
+            def.exec.timeout.set(d.value, span);
+        }
+        "backoff" => {
+            let d = common::duration(input)?;
+            def.exec.backoff.set(d.value, span);
+        }
+        "backoff_cap" => {
+            let d = common::duration(input)?;
+            def.exec.backoff_cap.set(d.value, span);
+        }
+        "max_retries" => {
+            let n = common::count(input)?;
+            def.exec.max_retries.set(n.value, span);
+        }
+        "crate" => {
+            let path = common::runtime_path(input)?;
+            def.runtime.set(path, span);
+        }
+        other => return Err(unknown_option(span, other, "action", OPTIONS)),
+    }
+    Ok(())
+}

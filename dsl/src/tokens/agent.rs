@@ -1,0 +1,130 @@
+//! `#[agent(...)]` on a struct -> [`AgentDef`].
+
+use proc_macro2::TokenStream;
+use syn::parse::{ParseStream, Parser};
+use syn::{Token, bracketed, parenthesized};
+
+use super::common::{self, options, unknown_option};
+use super::routes::routes;
+use crate::check::suggest::{did_you_mean, list};
+use crate::model::{ActionRef, AgentDef, Name, StateDef, StrategyDef, Spanned};
+
+/// The options `#[agent]` accepts.
+pub const OPTIONS: &[&str] = &["strategy", "description", "actions", "routes", "tick", "crate"];
+
+/// The strategies `strategy = ...` accepts (besides `custom(Path)`).
+pub const STRATEGIES: &[&str] = &["Direct"];
+
+/// Reads `#[agent(attr)]` on `item`. `item` must be a non-generic struct.
+pub fn agent(attr: TokenStream, item: &syn::Item) -> syn::Result<AgentDef> {
+    let syn::Item::Struct(item) = item else {
+        return Err(syn::Error::new_spanned(
+            item_keyword(item),
+            "`#[agent]` goes on a struct: the struct is the agent's state",
+        ));
+    };
+    if !item.generics.params.is_empty() {
+        return Err(syn::Error::new_spanned(
+            &item.generics,
+            "agent structs cannot be generic\n  help: the generated action table and router are per agent type; use a concrete state type",
+        ));
+    }
+    let name = Spanned::new(item.ident.to_string(), item.ident.span());
+    let mut def = AgentDef::new(name, StateDef::External);
+    let parser = |input: ParseStream<'_>| options(input, |key, input| option(&mut def, key, input));
+    parser.parse2(attr)?;
+    if !def.description.is_set() {
+        if let Some(doc) = common::doc_summary(&item.attrs) {
+            def.description.set(doc, item.ident.span());
+        }
+    }
+    Ok(def)
+}
+
+fn item_keyword(item: &syn::Item) -> TokenStream {
+    use quote::ToTokens;
+    match item {
+        syn::Item::Enum(e) => e.enum_token.to_token_stream(),
+        syn::Item::Fn(f) => f.sig.fn_token.to_token_stream(),
+        syn::Item::Union(u) => u.union_token.to_token_stream(),
+        other => other.to_token_stream(),
+    }
+}
+
+fn option(def: &mut AgentDef, key: &Name, input: ParseStream<'_>) -> syn::Result<()> {
+    let span = key.span.to_proc_macro();
+    match key.value.as_str() {
+        "strategy" => {
+            input.parse::<Token![=]>()?;
+            let strategy = strategy(input)?;
+            def.strategy.set(strategy, span);
+        }
+        "description" => {
+            input.parse::<Token![=]>()?;
+            let text: syn::LitStr = input.parse()?;
+            def.description.set(text.value(), text.span());
+        }
+        "actions" => {
+            input.parse::<Option<Token![=]>>()?;
+            let content;
+            bracketed!(content in input);
+            while !content.is_empty() {
+                let path = syn::Path::parse_mod_style(&content)?;
+                let last = path.segments.last().expect("a parsed path has a segment");
+                let name = Spanned::new(last.ident.to_string(), last.ident.span());
+                def.actions.push(ActionRef {
+                    path: Spanned::new(path.clone(), last.ident.span()),
+                    name,
+                });
+                if content.is_empty() {
+                    break;
+                }
+                content.parse::<Token![,]>()?;
+            }
+        }
+        "routes" => {
+            input.parse::<Option<Token![=]>>()?;
+            let content;
+            syn::braced!(content in input);
+            def.routes.extend(routes(&content)?);
+        }
+        "tick" => {
+            input.parse::<Token![=]>()?;
+            let every = common::duration(input)?;
+            def.tick.set(every.value, every.span);
+        }
+        "crate" => {
+            input.parse::<Token![=]>()?;
+            let path = common::runtime_path(input)?;
+            def.runtime.set(path, span);
+        }
+        other => return Err(unknown_option(span, other, "agent", OPTIONS)),
+    }
+    Ok(())
+}
+
+fn strategy(input: ParseStream<'_>) -> syn::Result<StrategyDef> {
+    let name = common::name(input)?;
+    let span = name.span.to_proc_macro();
+    match name.value.as_str() {
+        "Direct" => Ok(StrategyDef::Direct),
+        "custom" => {
+            let content;
+            parenthesized!(content in input);
+            let path = syn::Path::parse_mod_style(&content)?;
+            Ok(StrategyDef::Custom(Spanned::new(path, span)))
+        }
+        other => {
+            let hint = did_you_mean(other, STRATEGIES.iter().copied()).unwrap_or_else(|| {
+                format!(
+                    "built-in strategies are {}; for your own strategy type write `custom(path::To::Strategy)`",
+                    list(STRATEGIES)
+                )
+            });
+            Err(syn::Error::new(
+                span,
+                format!("unknown strategy `{other}`\n  help: {hint}"),
+            ))
+        }
+    }
+}

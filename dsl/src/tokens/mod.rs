@@ -1,0 +1,12 @@
+//! The macro front-end: syn parses macro input into the model. It validates only what the token
+//! grammar itself rules out (an unknown option, a malformed duration); every semantic rule lives
+//! in `check/`.
+
+mod action;
+mod agent;
+pub mod common;
+mod routes;
+
+pub use action::{OPTIONS as ACTION_OPTIONS, action};
+pub use agent::{OPTIONS as AGENT_OPTIONS, STRATEGIES, agent};
+pub use routes::routes;
