@@ -89,7 +89,9 @@ async fn fetch_rate(ledger: &Ledger, params: Currency) -> Result<Outcome, strata
     tokio::time::sleep(Duration::from_millis(10)).await;
     match params.code.as_str() {
         "EUR" => Ok(Outcome::new().set(json!({"rate": 1.25 + ledger.balance as f64 / 400.0}))),
-        other => Err(stratagem::ActionError::new(format!("no rate for `{other}`"))),
+        other => Err(stratagem::ActionError::new(format!(
+            "no rate for `{other}`"
+        ))),
     }
 }
 
@@ -119,7 +121,11 @@ fn a_failing_instruction_changes_nothing_and_the_batch_continues() {
         ins("deposit", json!({"amount": 1})),
     ]);
     assert_eq!(agent.state().balance, 6);
-    assert_eq!(agent.state().history, ["+5", "+1"], "the failed withdraw left no trace");
+    assert_eq!(
+        agent.state().history,
+        ["+5", "+1"],
+        "the failed withdraw left no trace"
+    );
     let [Directive::Error { error, context }] = out.as_slice() else {
         panic!("expected exactly one error directive, got {out:?}");
     };
@@ -149,7 +155,11 @@ fn a_panicking_action_is_a_failing_action() {
         ins("explode", json!(null)),
         ins("deposit", json!({"amount": 4})),
     ]);
-    assert_eq!(agent.state().balance, 7, "the panic's mutation was discarded");
+    assert_eq!(
+        agent.state().balance,
+        7,
+        "the panic's mutation was discarded"
+    );
     assert_eq!(out.len(), 1);
     let Some(AgentError::Action { error, .. }) = out[0].as_error() else {
         panic!("{out:?}");
@@ -216,14 +226,31 @@ fn signals_run_every_matching_route_most_specific_first() {
 fn generated_metadata() {
     use stratagem::AgentSpec;
     assert_eq!(Ledger::NAME, "Ledger");
-    assert_eq!(Ledger::DESCRIPTION, "Keeps a balance and a history of operations.");
+    assert_eq!(
+        Ledger::DESCRIPTION,
+        "Keeps a balance and a history of operations."
+    );
     let spec = Ledger::new().action_spec("withdraw").unwrap();
     assert_eq!(spec.description, "Takes money out, if there is enough");
     assert_eq!(spec.parameters["additionalProperties"], false);
     assert_eq!(spec.parameters["properties"]["amount"]["type"], "integer");
-    assert_eq!(Ledger::new().action_spec("deposit").unwrap().description, "Adds money.");
+    assert_eq!(
+        Ledger::new().action_spec("deposit").unwrap().description,
+        "Adds money."
+    );
     let names: Vec<_> = Ledger::actions().iter().map(|a| a.name).collect();
-    assert_eq!(names, ["deposit", "withdraw", "explode", "note", "reset", "audit", "fetch_rate"]);
+    assert_eq!(
+        names,
+        [
+            "deposit",
+            "withdraw",
+            "explode",
+            "note",
+            "reset",
+            "audit",
+            "fetch_rate"
+        ]
+    );
     assert!(Ledger::action("fetch_rate").unwrap().is_async());
     assert_eq!(
         Ledger::action("fetch_rate").unwrap().exec.timeout,
@@ -237,7 +264,10 @@ async fn async_actions_run_in_the_runner_and_their_outcome_is_applied() {
     let mut agent = Ledger::new();
     agent.cmd(ins("deposit", json!({"amount": 100})));
     let started = agent.cmd(ins("fetch_rate", json!({"code": "EUR"})));
-    assert!(matches!(started.as_slice(), [Directive::RunInstruction { .. }]));
+    assert!(matches!(
+        started.as_slice(),
+        [Directive::RunInstruction { .. }]
+    ));
     assert_eq!(agent.snapshot().status, Status::Waiting);
     let out = Runner::new().settle(&mut agent, started).await;
     assert!(out.is_empty(), "{out:?}");
@@ -268,5 +298,8 @@ fn agents_round_trip_through_serde() {
     let mut wrong = json;
     wrong["agent"] = json!("Order");
     let err = serde_json::from_value::<Agent<Ledger>>(wrong).unwrap_err();
-    assert_eq!(err.to_string(), "this checkpoint holds agent `Order`, not `Ledger`");
+    assert_eq!(
+        err.to_string(),
+        "this checkpoint holds agent `Order`, not `Ledger`"
+    );
 }

@@ -136,6 +136,11 @@ impl Outcome {
 
 /// What an action function may return: `()`, [`Outcome`], or either inside a `Result` whose error
 /// converts with [`IntoActionError`].
+#[diagnostic::on_unimplemented(
+    message = "an action cannot return `{Self}`",
+    label = "returned here",
+    note = "an action returns `()`, `Outcome`, `Result<(), E>` or `Result<Outcome, E>` where `E: std::error::Error`; put results in the state or in `Outcome` directives"
+)]
 pub trait IntoOutcome {
     /// Performs the conversion.
     fn into_outcome(self) -> Result<Outcome, ActionError>;
@@ -289,7 +294,10 @@ impl<S: 'static> ActionEntry<S> {
     }
 }
 
-fn run_sync_json<S, A: SyncAction<S>>(state: &mut S, params: Value) -> Result<Outcome, ActionError> {
+fn run_sync_json<S, A: SyncAction<S>>(
+    state: &mut S,
+    params: Value,
+) -> Result<Outcome, ActionError> {
     A::run(state, decode_params::<A::Params>(A::NAME, params)?)
 }
 
@@ -329,7 +337,9 @@ fn close_objects(schema: &mut Value) {
     match schema {
         Value::Object(map) => {
             let is_object = map.get("type").is_some_and(|t| {
-                t == "object" || t.as_array().is_some_and(|a| a.iter().any(|t| t == "object"))
+                t == "object"
+                    || t.as_array()
+                        .is_some_and(|a| a.iter().any(|t| t == "object"))
             }) || map.contains_key("properties");
             if is_object && !map.contains_key("additionalProperties") {
                 map.insert("additionalProperties".into(), Value::Bool(false));
@@ -404,7 +414,10 @@ mod tests {
 
     #[test]
     fn no_params_accepts_anything_and_describes_an_empty_object() {
-        assert_eq!(decode_params::<NoParams>("a", json!({"x": 1})), Ok(NoParams {}));
+        assert_eq!(
+            decode_params::<NoParams>("a", json!({"x": 1})),
+            Ok(NoParams {})
+        );
         assert_eq!(decode_params::<NoParams>("a", Value::Null), Ok(NoParams {}));
         let schema = closed_schema::<NoParams>();
         assert_eq!(schema["type"], "object");
@@ -423,7 +436,10 @@ mod tests {
         );
         let err = decode_params::<Params>("pay", Value::Null).unwrap_err();
         assert_eq!(err.kind(), crate::ActionErrorKind::InvalidParams);
-        assert!(err.message().starts_with("invalid parameters for `pay`"), "{err}");
+        assert!(
+            err.message().starts_with("invalid parameters for `pay`"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -26,7 +26,9 @@ pub type StrategyState<S> = <<S as AgentSpec>::Strategy as Strategy<S>>::State;
 ///
 /// The struct is the agent's typed state; this trait names its strategy, its actions and its
 /// routes. The runtime instance is [`Agent<S>`].
-pub trait AgentSpec: Clone + fmt::Debug + Serialize + DeserializeOwned + Send + Sync + 'static {
+pub trait AgentSpec:
+    Clone + fmt::Debug + Serialize + DeserializeOwned + Send + Sync + 'static
+{
     /// The agent's name, as declared.
     const NAME: &'static str;
     /// What the agent is for.
@@ -75,7 +77,11 @@ fn cached_router<S: AgentSpec>() -> Result<&'static Router, &'static RouteError>
     static CACHE: OnceLock<RwLock<HashMap<TypeId, CachedRouter>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     let id = TypeId::of::<S>();
-    let hit = cache.read().unwrap_or_else(|p| p.into_inner()).get(&id).copied();
+    let hit = cache
+        .read()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(&id)
+        .copied();
     let entry = match hit {
         Some(entry) => entry,
         None => *cache

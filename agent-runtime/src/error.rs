@@ -177,7 +177,9 @@ impl StdError for ActionError {
 impl PartialEq for ActionError {
     /// Errors compare by kind, message and retryability; sources are not compared.
     fn eq(&self, other: &Self) -> bool {
-        self.kind == other.kind && self.message == other.message && self.retryable == other.retryable
+        self.kind == other.kind
+            && self.message == other.message
+            && self.retryable == other.retryable
     }
 }
 
@@ -246,7 +248,10 @@ pub enum AgentError {
         error: ActionError,
     },
     /// An instruction named an action this agent does not have.
-    #[error("unknown action `{name}`; this agent's actions are: {}", list_or_none(known))]
+    #[error(
+        "unknown action `{name}`; this agent's actions are: {}",
+        list_or_none(known)
+    )]
     UnknownAction {
         /// The name that was asked for.
         name: String,

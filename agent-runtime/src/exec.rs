@@ -16,7 +16,11 @@ use crate::instruction::{ExecOptions, Instruction};
 /// is a non-retryable failure. `attempt` receives the 0-based attempt number.
 ///
 /// Time is tokio's, so tests drive it with a paused clock.
-pub async fn with_policy<T, F, Fut>(name: &str, exec: &ExecOptions, mut attempt: F) -> Result<T, ActionError>
+pub async fn with_policy<T, F, Fut>(
+    name: &str,
+    exec: &ExecOptions,
+    mut attempt: F,
+) -> Result<T, ActionError>
 where
     F: FnMut(u32) -> Fut,
     Fut: Future<Output = Result<T, ActionError>>,
@@ -62,7 +66,10 @@ pub async fn execute<S: AgentSpec>(
             "`{name}` is synchronous; it runs inside `cmd`, not in the host"
         )));
     };
-    with_policy(name, &exec, |_| run(state.clone(), instruction.params.clone())).await
+    with_policy(name, &exec, |_| {
+        run(state.clone(), instruction.params.clone())
+    })
+    .await
 }
 
 #[cfg(test)]
@@ -131,7 +138,11 @@ mod tests {
         })
         .await;
         assert!(result.unwrap_err().is_retryable());
-        assert_eq!(count.load(Ordering::SeqCst), 2, "one attempt plus one retry");
+        assert_eq!(
+            count.load(Ordering::SeqCst),
+            2,
+            "one attempt plus one retry"
+        );
     }
 
     #[tokio::test(start_paused = true)]

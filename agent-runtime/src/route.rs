@@ -283,7 +283,13 @@ impl Router {
             .enumerate()
             .map(|(i, r)| r.map(|r| (i, r)))
             .collect::<Result<_, _>>()?;
-        routes.sort_by_key(|(order, r)| (Reverse(r.pattern.specificity()), Reverse(r.priority), *order));
+        routes.sort_by_key(|(order, r)| {
+            (
+                Reverse(r.pattern.specificity()),
+                Reverse(r.priority),
+                *order,
+            )
+        });
         Ok(Router {
             routes: routes.into_iter().map(|(_, r)| r).collect(),
         })
@@ -291,7 +297,9 @@ impl Router {
 
     /// Every route matching `signal_type`, in run order.
     pub fn matches<'a>(&'a self, signal_type: &'a str) -> impl Iterator<Item = &'a Route> + 'a {
-        self.routes.iter().filter(move |r| r.pattern.matches(signal_type))
+        self.routes
+            .iter()
+            .filter(move |r| r.pattern.matches(signal_type))
     }
 
     /// All routes, in the order they would run for a type matching them all.
@@ -361,7 +369,10 @@ mod tests {
         ));
         for bad in ["a.***", "a.b c", "a.é", "a.*b", "a/b"] {
             assert!(
-                matches!(RoutePattern::parse(bad), Err(RouteError::InvalidSegment { .. })),
+                matches!(
+                    RoutePattern::parse(bad),
+                    Err(RouteError::InvalidSegment { .. })
+                ),
                 "{bad}"
             );
         }

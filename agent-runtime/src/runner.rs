@@ -43,21 +43,31 @@ impl Runner {
     }
 
     /// Routes a signal and settles every async action it starts.
-    pub async fn signal<S: AgentSpec>(&self, agent: &mut Agent<S>, signal: &Signal) -> Vec<Directive> {
+    pub async fn signal<S: AgentSpec>(
+        &self,
+        agent: &mut Agent<S>,
+        signal: &Signal,
+    ) -> Vec<Directive> {
         let directives = agent.handle_signal(signal);
         self.settle(agent, directives).await
     }
 
     /// Executes the `RunInstruction` directives among `directives` until the agent starts no
     /// more; returns the rest.
-    pub async fn settle<S: AgentSpec>(&self, agent: &mut Agent<S>, directives: Vec<Directive>) -> Vec<Directive> {
+    pub async fn settle<S: AgentSpec>(
+        &self,
+        agent: &mut Agent<S>,
+        directives: Vec<Directive>,
+    ) -> Vec<Directive> {
         let mut out = Vec::new();
         let mut pending = directives;
         loop {
             let mut runs = Vec::new();
             for directive in pending.drain(..) {
                 match directive {
-                    Directive::RunInstruction { instruction, exec } => runs.push((instruction, exec)),
+                    Directive::RunInstruction { instruction, exec } => {
+                        runs.push((instruction, exec))
+                    }
                     other => out.push(other),
                 }
             }

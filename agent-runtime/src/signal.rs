@@ -166,6 +166,9 @@ mod tests {
             "specversion": "0.3", "id": "1", "source": "/x", "type": "a"
         }))
         .unwrap_err();
-        assert!(err.to_string().contains("unsupported CloudEvents specversion `0.3`"));
+        assert!(
+            err.to_string()
+                .contains("unsupported CloudEvents specversion `0.3`")
+        );
     }
 }

@@ -129,7 +129,8 @@ mod tests {
 
     #[test]
     fn round_trips_through_json() {
-        let s = Snapshot::new(Status::Waiting).with_details(serde_json::json!({"state": "Pending"}));
+        let s =
+            Snapshot::new(Status::Waiting).with_details(serde_json::json!({"state": "Pending"}));
         let back: Snapshot = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
         assert_eq!(back, s);
     }

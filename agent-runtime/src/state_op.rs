@@ -316,7 +316,11 @@ mod tests {
             }],
         )
         .unwrap();
-        assert_eq!(p.tags, vec!["z".to_string()], "arrays are replaced, not merged");
+        assert_eq!(
+            p.tags,
+            vec!["z".to_string()],
+            "arrays are replaced, not merged"
+        );
     }
 
     #[test]
@@ -405,7 +409,10 @@ mod tests {
         }
         .apply(&mut doc)
         .unwrap_err();
-        assert_eq!(err, "cannot set `a.b`: its parent is a number, not an object");
+        assert_eq!(
+            err,
+            "cannot set `a.b`: its parent is a number, not an object"
+        );
         let err = StateOp::SetPath {
             path: "a.b.c".into(),
             value: json!(1),

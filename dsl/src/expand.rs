@@ -8,6 +8,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use crate::check::{self, Diagnostic};
+use crate::model::ParamKind;
 use crate::{emit, tokens};
 
 /// `#[agent(...)]`.
@@ -48,7 +49,9 @@ pub fn action(attr: TokenStream, item: TokenStream) -> TokenStream {
             quote!(#item #generated)
         }
         Err(diagnostics) => {
-            let fallback = emit::action_fallback(&def);
+            // A method's `#[action]` sits inside an `impl` block, where a fallback struct cannot.
+            let in_impl = def.params.iter().any(|p| p.kind == ParamKind::Receiver);
+            let fallback = (!in_impl).then(|| emit::action_fallback(&def));
             with_diagnostics(quote!(#item #fallback), &diagnostics)
         }
     }

@@ -48,7 +48,10 @@ pub fn dispatch_action<S: AgentSpec>(state: &mut S, instruction: Instruction) ->
 ///
 /// Returns the outcome's directives, or the error to report (the action's own failure, or a
 /// state operation that could not be applied).
-pub fn complete_action<S: AgentSpec>(state: &mut S, completion: Instruction) -> Result<Vec<Directive>, AgentError> {
+pub fn complete_action<S: AgentSpec>(
+    state: &mut S,
+    completion: Instruction,
+) -> Result<Vec<Directive>, AgentError> {
     let action = completion.action;
     let Some(result) = completion.outcome else {
         return Err(AgentError::Strategy {

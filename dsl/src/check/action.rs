@@ -103,7 +103,11 @@ fn signature(cx: &Ctxt, action: &ActionDef, is_async: bool) -> Option<ActionShap
                 );
             }
             ParamKind::ImplTrait => {
-                return fail(param, "action parameters cannot be `impl Trait`", "use a concrete type");
+                return fail(
+                    param,
+                    "action parameters cannot be `impl Trait`",
+                    "use a concrete type",
+                );
             }
             ParamKind::MutRef if is_async => {
                 cx.push(

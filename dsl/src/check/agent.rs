@@ -18,7 +18,10 @@ pub fn check_agent(cx: &Ctxt, agent: &AgentDef) {
     check_once(cx, &agent.runtime, "crate");
 
     for (i, action) in agent.actions.iter().enumerate() {
-        if let Some(first) = agent.actions[..i].iter().find(|a| a.name.value == action.name.value) {
+        if let Some(first) = agent.actions[..i]
+            .iter()
+            .find(|a| a.name.value == action.name.value)
+        {
             cx.push(
                 Diagnostic::error(
                     codes::DUPLICATE_ACTION,
@@ -26,7 +29,7 @@ pub fn check_agent(cx: &Ctxt, agent: &AgentDef) {
                     format!("action `{}` is listed twice", action.name.value),
                 )
                 .label("listed again here")
-                .secondary(first.path.span, "first listed here")
+                .secondary(first.path.span, "first listed")
                 .help("an agent's actions are named by their last path segment; list each once"),
             );
         }
@@ -35,7 +38,10 @@ pub fn check_agent(cx: &Ctxt, agent: &AgentDef) {
     if let StateDef::Fields(fields) = &agent.state {
         for (i, field) in fields.iter().enumerate() {
             check_identifier(cx, &field.name, "state field");
-            if let Some(first) = fields[..i].iter().find(|f| f.name.value == field.name.value) {
+            if let Some(first) = fields[..i]
+                .iter()
+                .find(|f| f.name.value == field.name.value)
+            {
                 cx.push(
                     Diagnostic::error(
                         codes::DUPLICATE_FIELD,
@@ -43,7 +49,7 @@ pub fn check_agent(cx: &Ctxt, agent: &AgentDef) {
                         format!("state field `{}` is declared twice", field.name.value),
                     )
                     .label("declared again here")
-                    .secondary(first.name.span, "first declared here")
+                    .secondary(first.name.span, "first declared")
                     .help("rename or remove one of the two fields"),
                 );
             }
@@ -54,7 +60,11 @@ pub fn check_agent(cx: &Ctxt, agent: &AgentDef) {
         None | Some(StrategyDef::Direct) | Some(StrategyDef::Custom(_)) => Vec::new(),
     };
     let targets = Targets {
-        actions: agent.actions.iter().map(|a| a.name.value.as_str()).collect(),
+        actions: agent
+            .actions
+            .iter()
+            .map(|a| a.name.value.as_str())
+            .collect(),
         events,
         agent: &agent.name.value,
     };

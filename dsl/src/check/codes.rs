@@ -92,8 +92,16 @@ mod tests {
         let mut seen = HashSet::new();
         for code in ALL {
             assert!(seen.insert(code.id), "{} is used twice", code.id);
-            assert!(code.id.len() == 5 && code.id.starts_with('E'), "{}", code.id);
-            assert!(!code.title.ends_with('.'), "{}: no trailing period", code.id);
+            assert!(
+                code.id.len() == 5 && code.id.starts_with('E'),
+                "{}",
+                code.id
+            );
+            assert!(
+                !code.title.ends_with('.'),
+                "{}: no trailing period",
+                code.id
+            );
         }
         assert_eq!(find("E0201"), Some(ROUTE_PATTERN));
     }

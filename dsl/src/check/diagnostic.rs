@@ -71,7 +71,8 @@ impl Diagnostic {
         self
     }
 
-    /// Adds a secondary label.
+    /// Adds a secondary label. Write it without "here" (`"first declared"`): renderers that
+    /// show the location add it.
     #[must_use]
     pub fn secondary(mut self, span: Span, message: impl Into<String>) -> Self {
         self.secondary.push(Label {
@@ -102,18 +103,27 @@ impl Diagnostic {
         self.severity == Severity::Error
     }
 
-    /// The diagnostic as one `syn::Error` at its span: `compile_error!` shows a single message,
-    /// so the help and secondary notes ride along in the text.
+    /// The diagnostic as one `syn::Error` at its span. `compile_error!` shows a single message
+    /// at a single place, so the help and the secondary locations ride along in the text, in
+    /// rustc's `= help:` / `= note:` style.
     pub fn to_syn_error(&self) -> syn::Error {
         let mut text = self.message.clone();
-        if let Some(label) = &self.label {
-            text.push_str(&format!("\n  {label}"));
-        }
         for note in &self.secondary {
-            text.push_str(&format!("\n  note: {}", note.message));
+            match note.span {
+                Span::Macro(span) if span.start().line > 0 => {
+                    let at = span.start();
+                    text.push_str(&format!(
+                        "\n  = note: {} at {}:{}",
+                        note.message,
+                        at.line,
+                        at.column + 1
+                    ));
+                }
+                _ => text.push_str(&format!("\n  = note: {}", note.message)),
+            }
         }
         if let Some(help) = &self.help {
-            text.push_str(&format!("\n  help: {help}"));
+            text.push_str(&format!("\n  = help: {help}"));
         }
         syn::Error::new(self.span.to_proc_macro(), text)
     }

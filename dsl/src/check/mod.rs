@@ -1,9 +1,9 @@
 //! The one validator. Every check runs on the model, so it protects both front-ends; all
 //! diagnostics are collected before anything is reported.
 
-pub mod codes;
 mod action;
 mod agent;
+pub mod codes;
 mod ctxt;
 mod diagnostic;
 mod names;

@@ -38,22 +38,23 @@ impl Targets<'_> {
 pub fn check_routes(cx: &Ctxt, routes: &[RouteDef], targets: &Targets<'_>) {
     for (i, route) in routes.iter().enumerate() {
         check_pattern(cx, &route.pattern.value, route.pattern.span);
-        if let Some(priority) = &route.priority {
-            if !(-100..=100).contains(&priority.value) {
-                cx.push(
-                    Diagnostic::error(
-                        codes::ROUTE_PRIORITY,
-                        priority.span,
-                        format!("route priority {} is outside -100..=100", priority.value),
-                    )
-                    .label("out of range")
-                    .help("use a priority between -100 and 100 (agent routes default to 0)"),
-                );
-            }
+        if let Some(priority) = &route.priority
+            && !(-100..=100).contains(&priority.value)
+        {
+            cx.push(
+                Diagnostic::error(
+                    codes::ROUTE_PRIORITY,
+                    priority.span,
+                    format!("route priority {} is outside -100..=100", priority.value),
+                )
+                .label("out of range")
+                .help("use a priority between -100 and 100 (agent routes default to 0)"),
+            );
         }
         check_target(cx, &route.target, targets);
         let duplicate = routes[..i].iter().find(|earlier| {
-            earlier.pattern.value == route.pattern.value && earlier.target.name() == route.target.name()
+            earlier.pattern.value == route.pattern.value
+                && earlier.target.name() == route.target.name()
         });
         if let Some(first) = duplicate {
             cx.push(
@@ -67,7 +68,7 @@ pub fn check_routes(cx: &Ctxt, routes: &[RouteDef], targets: &Targets<'_>) {
                     ),
                 )
                 .label("routed again here")
-                .secondary(first.span, "first routed here")
+                .secondary(first.span, "first routed")
                 .help("remove one of the two routes"),
             );
         }
@@ -88,7 +89,10 @@ fn check_target(cx: &Ctxt, target: &RouteTargetDef, targets: &Targets<'_>) {
         if all.is_empty() {
             format!("declare it with `actions [{name}]`")
         } else {
-            format!("route to {} or declare it with `actions [..., {name}]`", list(&all))
+            format!(
+                "route to {} or declare it with `actions [..., {name}]`",
+                list(&all)
+            )
         }
     });
     cx.push(
@@ -109,7 +113,8 @@ fn check_target(cx: &Ctxt, target: &RouteTargetDef, targets: &Targets<'_>) {
 /// Checks a pattern; reports at most one problem (the first), pointing at the segment when the
 /// span allows it.
 pub fn check_pattern(cx: &Ctxt, pattern: &str, span: Span) {
-    let example = "a pattern is dot-separated segments such as `order.paid`, `order.*` or `order.**`";
+    let example =
+        "a pattern is dot-separated segments such as `order.paid`, `order.*` or `order.**`";
     if pattern.is_empty() {
         cx.push(
             Diagnostic::error(codes::ROUTE_PATTERN, span, "route pattern is empty")

@@ -19,7 +19,7 @@ pub fn check_once<T>(cx: &Ctxt, setting: &Setting<T>, option: &str) {
                 format!("`{option}` is given more than once"),
             )
             .label(format!("second `{option}`"))
-            .secondary(first.span, format!("first `{option}` here"))
+            .secondary(first.span, format!("first `{option}`"))
             .help(format!("keep one `{option}`")),
         );
     }

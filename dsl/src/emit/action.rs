@@ -5,7 +5,7 @@
 //! same trick) and `actions [charge]` names the marker.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{quote, quote_spanned};
 
 use super::{ident, runtime};
 use crate::check::{ActionShape, StateAccess};
@@ -39,8 +39,12 @@ pub fn action(def: &ActionDef, shape: &ActionShape) -> TokenStream {
     let params_arg = shape.params.as_ref().map(|_| quote!(__params));
     let args = state_arg.into_iter().chain(params_arg);
     let call = quote!(#function(#(#args),*));
+    // Spanned at the return type, so a type that is not an outcome is reported there.
+    let output = def.output.to_proc_macro();
+    let into_outcome = quote_spanned!(output=> #krate::IntoOutcome::into_outcome(__output));
     let exec = exec_const(def, &krate);
-    let marker_doc = format!("The action marker of [`{name}`](fn@{name}): list it in an agent's `actions`.");
+    let marker_doc =
+        format!("The action marker of [`{name}`](fn@{name}): list it in an agent's `actions`.");
 
     let (entry, body) = if shape.is_async {
         (
@@ -53,7 +57,8 @@ pub fn action(def: &ActionDef, shape: &ActionShape) -> TokenStream {
                         __params: #params,
                     ) -> #krate::__private::BoxFuture<'static, ::core::result::Result<#krate::Outcome, #krate::ActionError>> {
                         #krate::__private::box_future(async move {
-                            #krate::IntoOutcome::into_outcome(#call.await)
+                            let __output = #call.await;
+                            #into_outcome
                         })
                     }
                 }
@@ -69,7 +74,8 @@ pub fn action(def: &ActionDef, shape: &ActionShape) -> TokenStream {
                         __state: &mut #state,
                         __params: #params,
                     ) -> ::core::result::Result<#krate::Outcome, #krate::ActionError> {
-                        #krate::IntoOutcome::into_outcome(#call)
+                        let __output = #call;
+                        #into_outcome
                     }
                 }
             },

@@ -11,7 +11,11 @@ pub fn agent(def: &AgentDef) -> TokenStream {
     let krate = runtime(&def.runtime);
     let agent = ident(&def.name.value, def.name.span);
     let name = &def.name.value;
-    let description = def.description.get().map(String::as_str).unwrap_or_default();
+    let description = def
+        .description
+        .get()
+        .map(String::as_str)
+        .unwrap_or_default();
     let strategy = match def.strategy.get() {
         None | Some(StrategyDef::Direct) => quote!(#krate::Direct),
         Some(StrategyDef::Custom(path)) => {

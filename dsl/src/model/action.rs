@@ -25,6 +25,8 @@ pub struct ActionDef {
     pub exec: ExecSettings,
     /// `crate = path`.
     pub runtime: Setting<syn::Path>,
+    /// The return type (or the name, when there is none): where a bad return type is reported.
+    pub output: Span,
 }
 
 /// One parameter of an action function.
@@ -69,6 +71,9 @@ pub struct ExecSettings {
 impl ExecSettings {
     /// Whether any option is given.
     pub fn any(&self) -> bool {
-        self.timeout.is_set() || self.max_retries.is_set() || self.backoff.is_set() || self.backoff_cap.is_set()
+        self.timeout.is_set()
+            || self.max_retries.is_set()
+            || self.backoff.is_set()
+            || self.backoff_cap.is_set()
     }
 }

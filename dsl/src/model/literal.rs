@@ -32,7 +32,9 @@ impl DurationMs {
         let (digits, unit) = text.split_at(split);
         let digits = digits.replace('_', "");
         if digits.is_empty() {
-            return Err(format!("`{text}` is not a duration; expected a number then `ms`, `s`, `m` or `h`"));
+            return Err(format!(
+                "`{text}` is not a duration; expected a number then `ms`, `s`, `m` or `h`"
+            ));
         }
         let factor = match unit {
             "ms" => 1,
@@ -66,7 +68,15 @@ mod tests {
         assert_eq!(DurationMs::parse("1h"), Ok(DurationMs(3_600_000)));
         assert_eq!(DurationMs::parse("1_000ms"), Ok(DurationMs(1_000)));
         assert!(DurationMs::parse("10").unwrap_err().contains("has no unit"));
-        assert!(DurationMs::parse("10d").unwrap_err().contains("unknown duration unit `d`"));
-        assert!(DurationMs::parse("99999999999999999999h").unwrap_err().contains("too large"));
+        assert!(
+            DurationMs::parse("10d")
+                .unwrap_err()
+                .contains("unknown duration unit `d`")
+        );
+        assert!(
+            DurationMs::parse("99999999999999999999h")
+                .unwrap_err()
+                .contains("too large")
+        );
     }
 }

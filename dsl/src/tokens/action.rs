@@ -10,14 +10,21 @@ use super::common::{self, options, unknown_option};
 use crate::model::{ActionDef, ActionParam, ExecSettings, Name, ParamKind, Setting, Span, Spanned};
 
 /// The options `#[action]` accepts.
-pub const OPTIONS: &[&str] = &["description", "timeout", "max_retries", "backoff", "backoff_cap", "crate"];
+pub const OPTIONS: &[&str] = &[
+    "description",
+    "timeout",
+    "max_retries",
+    "backoff",
+    "backoff_cap",
+    "crate",
+];
 
 /// Reads `#[action(attr)]` on `item`, which must be a function.
 pub fn action(attr: TokenStream, item: &syn::Item) -> syn::Result<ActionDef> {
     let syn::Item::Fn(item) = item else {
         return Err(syn::Error::new_spanned(
             item_head(item),
-            "`#[action]` goes on a function\n  help: write `#[action] fn name(state: &mut State, params: Params) -> Result<(), Error>`",
+            "`#[action]` goes on a function\n  = help: write `#[action] fn name(state: &mut State, params: Params) -> Result<(), Error>`",
         ));
     };
     let sig = &item.sig;
@@ -31,9 +38,14 @@ pub fn action(attr: TokenStream, item: &syn::Item) -> syn::Result<ActionDef> {
         doc: common::doc_summary(&item.attrs),
         exec: ExecSettings::default(),
         runtime: Setting::default(),
+        output: match &sig.output {
+            syn::ReturnType::Type(_, ty) => Span::Macro(ty.span()),
+            syn::ReturnType::Default => Span::Macro(sig.ident.span()),
+        },
     };
     let mut flag = |what: &'static str, tokens: &dyn ToTokens| {
-        def.unsupported.push(Spanned::new(what, tokens.to_token_stream().span()));
+        def.unsupported
+            .push(Spanned::new(what, tokens.to_token_stream().span()));
     };
     if let Some(c) = &sig.constness {
         flag("`const`", c);
@@ -47,13 +59,13 @@ pub fn action(attr: TokenStream, item: &syn::Item) -> syn::Result<ActionDef> {
     if let Some(v) = &sig.variadic {
         flag("variadic parameters", v);
     }
-    if sig
+    if let Some(generic) = sig
         .generics
         .params
         .iter()
-        .any(|p| !matches!(p, syn::GenericParam::Lifetime(_)))
+        .find(|p| !matches!(p, syn::GenericParam::Lifetime(_)))
     {
-        flag("type or const generic parameters", &sig.generics);
+        flag("type or const generic parameters", generic);
     }
     if let Some(w) = &sig.generics.where_clause {
         flag("a `where` clause", w);
@@ -76,11 +88,13 @@ fn param(arg: &FnArg) -> ActionParam {
         FnArg::Receiver(r) => ActionParam {
             kind: ParamKind::Receiver,
             ty: syn::parse_quote!(Self),
-            span: Span::Macro(r.span()),
+            span: Span::Macro(r.self_token.span),
         },
         FnArg::Typed(t) => {
             let (kind, ty) = match &*t.ty {
-                Type::Reference(r) if r.mutability.is_some() => (ParamKind::MutRef, (*r.elem).clone()),
+                Type::Reference(r) if r.mutability.is_some() => {
+                    (ParamKind::MutRef, (*r.elem).clone())
+                }
                 Type::Reference(r) => (ParamKind::SharedRef, (*r.elem).clone()),
                 Type::ImplTrait(_) => (ParamKind::ImplTrait, (*t.ty).clone()),
                 other => (ParamKind::Value, other.clone()),

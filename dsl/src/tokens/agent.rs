@@ -7,10 +7,17 @@ use syn::{Token, bracketed, parenthesized};
 use super::common::{self, options, unknown_option};
 use super::routes::routes;
 use crate::check::suggest::{did_you_mean, list};
-use crate::model::{ActionRef, AgentDef, Name, StateDef, StrategyDef, Spanned};
+use crate::model::{ActionRef, AgentDef, Name, Spanned, StateDef, StrategyDef};
 
 /// The options `#[agent]` accepts.
-pub const OPTIONS: &[&str] = &["strategy", "description", "actions", "routes", "tick", "crate"];
+pub const OPTIONS: &[&str] = &[
+    "strategy",
+    "description",
+    "actions",
+    "routes",
+    "tick",
+    "crate",
+];
 
 /// The strategies `strategy = ...` accepts (besides `custom(Path)`).
 pub const STRATEGIES: &[&str] = &["Direct"];
@@ -26,17 +33,17 @@ pub fn agent(attr: TokenStream, item: &syn::Item) -> syn::Result<AgentDef> {
     if !item.generics.params.is_empty() {
         return Err(syn::Error::new_spanned(
             &item.generics,
-            "agent structs cannot be generic\n  help: the generated action table and router are per agent type; use a concrete state type",
+            "agent structs cannot be generic\n  = help: the generated action table and router are per agent type; use a concrete state type",
         ));
     }
     let name = Spanned::new(item.ident.to_string(), item.ident.span());
     let mut def = AgentDef::new(name, StateDef::External);
     let parser = |input: ParseStream<'_>| options(input, |key, input| option(&mut def, key, input));
     parser.parse2(attr)?;
-    if !def.description.is_set() {
-        if let Some(doc) = common::doc_summary(&item.attrs) {
-            def.description.set(doc, item.ident.span());
-        }
+    if !def.description.is_set()
+        && let Some(doc) = common::doc_summary(&item.attrs)
+    {
+        def.description.set(doc, item.ident.span());
     }
     Ok(def)
 }
@@ -123,7 +130,7 @@ fn strategy(input: ParseStream<'_>) -> syn::Result<StrategyDef> {
             });
             Err(syn::Error::new(
                 span,
-                format!("unknown strategy `{other}`\n  help: {hint}"),
+                format!("unknown strategy `{other}`\n  = help: {hint}"),
             ))
         }
     }

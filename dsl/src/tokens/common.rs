@@ -17,7 +17,10 @@ pub fn name(input: ParseStream<'_>) -> syn::Result<Name> {
 /// A duration literal: `500ms`, `2s`, `30m`, `1h` (an integer token with a unit suffix).
 pub fn duration(input: ParseStream<'_>) -> syn::Result<Spanned<DurationMs>> {
     let lit: LitInt = input.parse().map_err(|e| {
-        syn::Error::new(e.span(), "expected a duration such as `500ms`, `2s`, `30m` or `1h`")
+        syn::Error::new(
+            e.span(),
+            "expected a duration such as `500ms`, `2s`, `30m` or `1h`",
+        )
     })?;
     let text = format!("{}{}", lit.base10_digits(), lit.suffix());
     DurationMs::parse(&text)
@@ -35,19 +38,28 @@ pub fn int(input: ParseStream<'_>) -> syn::Result<Spanned<i64>> {
             format!("expected a plain integer, found suffix `{}`", lit.suffix()),
         ));
     }
-    let value: i64 = lit
-        .base10_parse()
-        .map_err(|_| syn::Error::new(lit.span(), format!("`{}` is too large", lit.base10_digits())))?;
-    let span = neg.map_or(lit.span(), |n| n.span);
-    Ok(Spanned::new(if neg.is_some() { -value } else { value }, span))
+    let value: i64 = lit.base10_parse().map_err(|_| {
+        syn::Error::new(
+            lit.span(),
+            format!("`{}` is too large", lit.base10_digits()),
+        )
+    })?;
+    let span = lit.span();
+    Ok(Spanned::new(
+        if neg.is_some() { -value } else { value },
+        span,
+    ))
 }
 
 /// A non-negative integer that fits `u32`.
 pub fn count(input: ParseStream<'_>) -> syn::Result<Spanned<u32>> {
     let lit: LitInt = input.parse()?;
-    let value = lit
-        .base10_parse::<u32>()
-        .map_err(|_| syn::Error::new(lit.span(), format!("expected a count from 0 to {}", u32::MAX)))?;
+    let value = lit.base10_parse::<u32>().map_err(|_| {
+        syn::Error::new(
+            lit.span(),
+            format!("expected a count from 0 to {}", u32::MAX),
+        )
+    })?;
     Ok(Spanned::new(value, lit.span()))
 }
 
@@ -57,7 +69,7 @@ pub fn unknown_option(span: PmSpan, option: &str, macro_name: &str, known: &[&st
         .unwrap_or_else(|| format!("expected {}", list(known)));
     syn::Error::new(
         span,
-        format!("unknown option `{option}` for `#[{macro_name}]`\n  help: {hint}"),
+        format!("unknown option `{option}` for `#[{macro_name}]`\n  = help: {hint}"),
     )
 }
 
@@ -85,13 +97,13 @@ pub fn options(
 pub fn doc_summary(attrs: &[syn::Attribute]) -> Option<String> {
     let mut lines = Vec::new();
     for attr in attrs.iter().filter(|a| a.path().is_ident("doc")) {
-        if let syn::Meta::NameValue(nv) = &attr.meta {
-            if let syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Str(s), ..
+        if let syn::Meta::NameValue(nv) = &attr.meta
+            && let syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
             }) = &nv.value
-            {
-                lines.push(s.value());
-            }
+        {
+            lines.push(s.value());
         }
     }
     let text: Vec<String> = lines

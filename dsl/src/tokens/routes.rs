@@ -11,15 +11,27 @@ pub fn routes(input: ParseStream<'_>) -> syn::Result<Vec<RouteDef>> {
     let mut routes = Vec::new();
     while !input.is_empty() {
         let pattern: LitStr = input.parse().map_err(|e| {
-            syn::Error::new(e.span(), "expected a route pattern string such as `\"order.paid\"`")
+            syn::Error::new(
+                e.span(),
+                "expected a route pattern string such as `\"order.paid\"`",
+            )
         })?;
         input.parse::<Token![=>]>()?;
-        let target = if input.peek(syn::Ident) && input.fork().parse::<syn::Ident>().is_ok_and(|i| i == "tick") && !input.peek2(Token![::]) {
+        let target = if input.peek(syn::Ident)
+            && input
+                .fork()
+                .parse::<syn::Ident>()
+                .is_ok_and(|i| i == "tick")
+            && !input.peek2(Token![::])
+        {
             let tick: syn::Ident = input.parse()?;
             RouteTargetDef::Tick(tick.span().into())
         } else {
             let path = syn::Path::parse_mod_style(input).map_err(|e| {
-                syn::Error::new(e.span(), "expected a route target: an action, an event or `tick`")
+                syn::Error::new(
+                    e.span(),
+                    "expected a route target: an action, an event or `tick`",
+                )
             })?;
             let span = path
                 .segments
@@ -27,7 +39,12 @@ pub fn routes(input: ParseStream<'_>) -> syn::Result<Vec<RouteDef>> {
                 .map_or_else(proc_macro2::Span::call_site, |s| s.ident.span());
             RouteTargetDef::Named(Spanned::new(path, span))
         };
-        let priority = if input.peek(syn::Ident) && input.fork().parse::<syn::Ident>().is_ok_and(|i| i == "priority") {
+        let priority = if input.peek(syn::Ident)
+            && input
+                .fork()
+                .parse::<syn::Ident>()
+                .is_ok_and(|i| i == "priority")
+        {
             input.parse::<syn::Ident>()?;
             Some(common::int(input)?)
         } else {

@@ -1,0 +1,8 @@
+use stratagem::prelude::*;
+
+#[action]
+struct Stamp {
+    ink: String,
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use stratagem::prelude::*;
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Clerk {}
+
+#[action]
+fn stamp(_clerk: &mut Clerk, _count: u32, _ink: String) {}
+
+fn main() {}

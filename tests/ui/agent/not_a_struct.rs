@@ -1,0 +1,9 @@
+use stratagem::prelude::*;
+
+#[agent(strategy = Direct)]
+enum Clerk {
+    Busy,
+    Free,
+}
+
+fn main() {}

@@ -1,0 +1,17 @@
+use stratagem::prelude::*;
+
+#[agent(
+    strategy = Direct,
+    actions [stamp],
+    routes {
+        "desk.stamp" => stamp
+        "desk.stamp" => stamp priority 5
+    }
+)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Clerk {}
+
+#[action]
+fn stamp(_clerk: &mut Clerk) {}
+
+fn main() {}

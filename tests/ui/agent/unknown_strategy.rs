@@ -1,0 +1,7 @@
+use stratagem::prelude::*;
+
+#[agent(strategy = Magic)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Wizard {}
+
+fn main() {}
