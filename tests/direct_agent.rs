@@ -14,6 +14,7 @@ enum LedgerError {
 /// Keeps a balance and a history of operations.
 #[agent(
     strategy = Direct,
+    tick = 250ms,
     actions [deposit, withdraw, explode, note, reset, audit, fetch_rate],
     routes {
         "ledger.deposit" => deposit
@@ -226,6 +227,7 @@ fn signals_run_every_matching_route_most_specific_first() {
 fn generated_metadata() {
     use stratagem::AgentSpec;
     assert_eq!(Ledger::NAME, "Ledger");
+    assert_eq!(Ledger::TICK_INTERVAL, Some(Duration::from_millis(250)));
     assert_eq!(
         Ledger::DESCRIPTION,
         "Keeps a balance and a history of operations."

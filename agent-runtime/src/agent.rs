@@ -33,6 +33,9 @@ pub trait AgentSpec:
     const NAME: &'static str;
     /// What the agent is for.
     const DESCRIPTION: &'static str = "";
+    /// How often the host ticks the strategy while its snapshot is `Running` (`tick = 100ms`);
+    /// `None` leaves it to the host's default.
+    const TICK_INTERVAL: Option<std::time::Duration> = None;
     /// The strategy that decides what the agent does.
     type Strategy: Strategy<Self>;
 

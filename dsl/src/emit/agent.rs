@@ -24,6 +24,13 @@ pub fn agent(def: &AgentDef) -> TokenStream {
         }
     };
 
+    let tick = def.tick.get().map(|every| {
+        let ms = every.0;
+        quote! {
+            const TICK_INTERVAL: ::core::option::Option<::core::time::Duration> =
+                ::core::option::Option::Some(::core::time::Duration::from_millis(#ms));
+        }
+    });
     let action_paths: Vec<&syn::Path> = def.actions.iter().map(|a| &a.path.value).collect();
     let action_names: Vec<&str> = def.actions.iter().map(|a| a.name.value.as_str()).collect();
     let action_count = def.actions.len();
@@ -48,6 +55,7 @@ pub fn agent(def: &AgentDef) -> TokenStream {
         impl #krate::AgentSpec for #agent {
             const NAME: &'static str = #name;
             const DESCRIPTION: &'static str = #description;
+            #tick
             type Strategy = #strategy;
 
             fn actions() -> &'static [#krate::ActionEntry<Self>] {
