@@ -1,7 +1,41 @@
 //! Stratagem: agents defined declaratively, compiled into validated, fast Rust at build time.
 //!
-//! This facade re-exports the runtime ([`agent_runtime`]) and the macros (`#[agent]`,
-//! `#[action]`). Start with the [`prelude`].
+//! An agent is a typed state struct plus a strategy; actions are functions with typed,
+//! schema-described parameters; everything the agent wants done outside itself comes back as
+//! [`Directive`]s. This facade re-exports the runtime ([`agent_runtime`]) and the macros. Start with
+//! the [`prelude`].
+//!
+//! ```
+//! use stratagem::prelude::*;
+//!
+//! /// Counts what it is told to.
+//! #[agent(strategy = Direct, actions [add], routes { "counter.add" => add })]
+//! #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+//! struct Counter { value: i64 }
+//!
+//! #[derive(Debug, Serialize, Deserialize, JsonSchema)]
+//! struct By { by: i64 }
+//!
+//! /// Adds to the counter, refusing to go negative.
+//! #[action]
+//! fn add(counter: &mut Counter, params: By) -> Result<(), ActionError> {
+//!     counter.value += params.by;
+//!     if counter.value < 0 {
+//!         return Err(ActionError::new("the counter cannot go negative"));
+//!     }
+//!     Ok(())
+//! }
+//!
+//! let mut counter = Counter::new();
+//! counter.cmd(Instruction::new("add", json!({"by": 2})));
+//! counter.handle_signal(&Signal::new("counter.add", json!({"by": 3})));
+//! assert_eq!(counter.state().value, 5);
+//!
+//! // A failing action changes nothing and becomes an `Error` directive.
+//! let directives = counter.cmd(Instruction::new("add", json!({"by": -10})));
+//! assert_eq!(counter.state().value, 5);
+//! assert!(matches!(directives.as_slice(), [Directive::Error { .. }]));
+//! ```
 
 #![forbid(unsafe_code)]
 

@@ -23,6 +23,9 @@ pub mod snapshot;
 pub mod state_op;
 pub mod strategy;
 
+#[cfg(test)]
+mod testing;
+
 pub use action::{
     Action, ActionEntry, ActionFn, ActionSpec, AsyncAction, IntoOutcome, NoParams, Outcome,
     SyncAction,

@@ -87,3 +87,116 @@ impl Runner {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use serde_json::json;
+    use tokio::time::Instant;
+
+    use super::*;
+    use crate::error::{ActionErrorKind, AgentError};
+    use crate::instruction::ExecOptions;
+    use crate::testing::{Counter, attempts};
+
+    fn fetch(key: &str, params: serde_json::Value, exec: ExecOptions) -> Instruction {
+        let mut p = params;
+        p["key"] = json!(key);
+        Instruction::new("fetch", p).with_exec(exec)
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_async_result_is_applied() {
+        let mut agent = Counter::new();
+        let out = Runner::new()
+            .run(
+                &mut agent,
+                fetch("applied", json!({"sleep_ms": 40}), ExecOptions::DEFAULT),
+            )
+            .await;
+        assert!(out.is_empty(), "{out:?}");
+        assert_eq!(agent.state().value, 1);
+        assert_eq!(agent.snapshot().status, crate::Status::Idle);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_slow_action_times_out() {
+        let mut agent = Counter::new();
+        let exec = ExecOptions {
+            timeout: Duration::from_secs(1),
+            max_retries: 0,
+            ..ExecOptions::DEFAULT
+        };
+        let start = Instant::now();
+        let out = Runner::new()
+            .run(&mut agent, fetch("slow", json!({"sleep_ms": 60_000}), exec))
+            .await;
+        assert_eq!(start.elapsed(), Duration::from_secs(1));
+        let Some(AgentError::Action { error, .. }) = out[0].as_error() else {
+            panic!("{out:?}")
+        };
+        assert_eq!(error.kind(), ActionErrorKind::Timeout);
+        assert_eq!(agent.state().value, 0);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn retryable_errors_are_retried_with_backoff() {
+        let mut agent = Counter::new();
+        let exec = ExecOptions {
+            max_retries: 2,
+            ..ExecOptions::DEFAULT
+        };
+        let start = Instant::now();
+        let out = Runner::new()
+            .run(
+                &mut agent,
+                fetch("flaky", json!({"failures": 2, "retryable": true}), exec),
+            )
+            .await;
+        assert!(out.is_empty(), "{out:?}");
+        assert_eq!(attempts("flaky"), 3);
+        assert_eq!(
+            agent.state().value,
+            3,
+            "the third attempt's outcome was applied"
+        );
+        assert_eq!(start.elapsed(), Duration::from_millis(250 + 500));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn non_retryable_errors_are_not_retried() {
+        let mut agent = Counter::new();
+        let exec = ExecOptions {
+            max_retries: 5,
+            ..ExecOptions::DEFAULT
+        };
+        let out = Runner::new()
+            .run(&mut agent, fetch("strict", json!({"failures": 1}), exec))
+            .await;
+        assert_eq!(attempts("strict"), 1);
+        let Some(AgentError::Action { error, .. }) = out[0].as_error() else {
+            panic!("{out:?}")
+        };
+        assert_eq!(error.message(), "attempt 1 failed");
+        assert_eq!(agent.state().value, 0);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn async_actions_of_one_batch_run_concurrently() {
+        let mut agent = Counter::new();
+        let start = Instant::now();
+        let out = Runner::new()
+            .run(
+                &mut agent,
+                vec![
+                    fetch("par-a", json!({"sleep_ms": 1000}), ExecOptions::DEFAULT),
+                    fetch("par-b", json!({"sleep_ms": 1000}), ExecOptions::DEFAULT),
+                ],
+            )
+            .await;
+        assert!(out.is_empty(), "{out:?}");
+        assert_eq!(start.elapsed(), Duration::from_secs(1));
+        assert!(agent.strategy_state().in_flight.is_empty());
+    }
+}
