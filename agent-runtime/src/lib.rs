@@ -18,9 +18,11 @@ pub mod exec;
 pub mod instruction;
 pub mod route;
 pub mod runner;
+pub mod server;
 pub mod signal;
 pub mod snapshot;
 pub mod state_op;
+pub mod store;
 pub mod strategy;
 
 #[cfg(test)]
