@@ -9,6 +9,8 @@
 mod checkpoint;
 mod embedded;
 mod memory;
+#[cfg(test)]
+mod tests;
 
 pub use checkpoint::{
     Checkpoint, CheckpointError, CronEntry, FORMAT, PendingInstruction, PendingTimer, VERSION,
