@@ -6,6 +6,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use tokio::sync::mpsc::error::TryRecvError;
 use tokio::sync::mpsc::{self, UnboundedReceiver, WeakUnboundedSender};
 use tokio::sync::{Notify, oneshot};
 use tokio::time::Instant;
@@ -29,8 +30,11 @@ use super::options::Options;
 use super::report::{StopReason, StopReport};
 use super::timers::{TimerKey, TimerKind, Timers};
 
-/// How many queued messages one wake-up handles before timers get another look.
-const BATCH: usize = 64;
+/// How many messages (or due timers) one wake-up handles before the other side gets a look.
+pub(super) const BATCH: usize = 64;
+
+/// The shortest tick interval: a zero interval would tick in a busy loop.
+const MIN_TICK: Duration = Duration::from_millis(1);
 
 /// A router shared by every agent of a type, or one built for this server (plugin routes).
 pub(super) enum RouterRef {
@@ -143,7 +147,10 @@ pub(crate) fn spawn(
     });
     let (tx, rx) = mpsc::unbounded_channel();
     let core = Core {
-        tick_interval: agent.tick_interval().unwrap_or(options.tick_interval),
+        tick_interval: agent
+            .tick_interval()
+            .unwrap_or(options.tick_interval)
+            .max(MIN_TICK),
         agent,
         shared: shared.clone(),
         options,
@@ -195,21 +202,17 @@ async fn run(
     let _ = ready.send(());
     while core.stop.is_none() {
         tokio::select! {
-            // Timers first: the mailbox is drained in bounded batches, so neither starves.
+            // Timers first, then a batch of the mailbox in the same wake-up: each side is
+            // bounded, so a flood on one never starves the other.
             biased;
-            () = core.timers.wait() => core.fire_due_timers(),
+            () = core.timers.wait() => {
+                core.fire_due_timers();
+                core.drain_mailbox(&mut rx).await;
+            }
             message = rx.recv() => match message {
                 Some(message) => {
                     core.dispatch(message).await;
-                    for _ in 1..BATCH {
-                        if core.stop.is_some() {
-                            break;
-                        }
-                        match rx.try_recv() {
-                            Ok(message) => core.dispatch(message).await,
-                            Err(_) => break,
-                        }
-                    }
+                    core.drain_mailbox(&mut rx).await;
                 }
                 None => core.request_stop(StopReason::HandlesDropped),
             },
@@ -328,6 +331,23 @@ impl Core {
             }
         }
         snapshot
+    }
+
+    /// Handles up to a batch of what is already in the mailbox, without waiting.
+    async fn drain_mailbox(&mut self, rx: &mut UnboundedReceiver<Message>) {
+        for _ in 0..BATCH {
+            if self.stop.is_some() {
+                return;
+            }
+            match rx.try_recv() {
+                Ok(message) => self.dispatch(message).await,
+                Err(TryRecvError::Empty) => return,
+                Err(TryRecvError::Disconnected) => {
+                    self.request_stop(StopReason::HandlesDropped);
+                    return;
+                }
+            }
+        }
     }
 
     async fn dispatch(&mut self, message: Message) {

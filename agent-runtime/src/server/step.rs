@@ -13,16 +13,20 @@ use crate::store::{Checkpoint, CheckpointError, CronEntry, PendingInstruction, P
 
 use super::children::CHILD_EXIT_SIGNAL;
 use super::clock;
-use super::core::Core;
+use super::core::{BATCH, Core};
 use super::message::{CheckpointReply, Control, Internal};
 use super::report::StopReason;
 use super::timers::TimerKind;
 
 impl Core {
-    /// Fires every timer that is due, in deadline order.
+    /// Fires the timers that are due, in deadline order, at most a batch of them: a timer that
+    /// re-arms itself with no delay must not keep the mailbox waiting.
     pub(super) fn fire_due_timers(&mut self) {
         let now = Instant::now();
-        while self.stop.is_none() {
+        for _ in 0..BATCH {
+            if self.stop.is_some() {
+                break;
+            }
             let Some(kind) = self.timers.pop_due(now) else {
                 break;
             };

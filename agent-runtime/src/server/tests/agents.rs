@@ -163,6 +163,11 @@ sync_action!(Cron, "cron", CronJob, |w, p| {
 sync_action!(Uncron, "uncron", CronJob, |w, p| {
     Ok(Outcome::new().directive(Directive::CronCancel { id: p.id }))
 });
+sync_action!(Again, "again", NoParams, |w, p| {
+    // Re-arms itself with no delay, forever.
+    w.count += 1;
+    Ok(Outcome::new().schedule(Duration::ZERO, Signal::new("worker.again", json!(null))))
+});
 sync_action!(NotifyAction, "notify", Channel, |w, p| {
     Ok(Outcome::new().directive(CustomDirective::new(Notify { channel: p.channel }).into()))
 });
@@ -222,7 +227,7 @@ impl AgentSpec for Worker {
     type Strategy = Direct;
 
     fn actions() -> &'static [ActionEntry<Self>] {
-        static ACTIONS: [ActionEntry<Worker>; 15] = [
+        static ACTIONS: [ActionEntry<Worker>; 16] = [
             Record::ENTRY,
             Count::ENTRY,
             Fail::ENTRY,
@@ -238,12 +243,13 @@ impl AgentSpec for Worker {
             Uncron::ENTRY,
             NotifyAction::ENTRY,
             Fetch::ENTRY,
+            Again::ENTRY,
         ];
         &ACTIONS
     }
 
     fn routes() -> &'static [RouteSpec] {
-        static ROUTES: [RouteSpec; 19] = [
+        static ROUTES: [RouteSpec; 20] = [
             route("worker.record", "record"),
             route("worker.count", "count"),
             route("worker.fail", "fail"),
@@ -259,6 +265,7 @@ impl AgentSpec for Worker {
             route("worker.uncron", "uncron"),
             route("worker.notify", "notify"),
             route("worker.fetch", "fetch"),
+            route("worker.again", "again"),
             // Two routes for one signal: both run, as one cmd, most specific first.
             route("audit.*", "record"),
             route("audit.**", "count"),

@@ -144,3 +144,24 @@ async fn a_bad_cron_expression_is_an_error() {
         "{last}"
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_timer_rearming_itself_without_delay_does_not_starve_the_mailbox() {
+    let server = worker(Options::default()).await;
+    // `worker.again` schedules itself again, at once, forever.
+    server
+        .call(signal("worker.again", json!(null)))
+        .await
+        .unwrap();
+    for n in 0..3 {
+        server
+            .call(signal("worker.record", json!(n)))
+            .await
+            .unwrap();
+    }
+    let state = server.state().await.unwrap();
+    assert_eq!(state.log, ["0", "1", "2"]);
+    assert!(state.count > 1, "the timer kept firing meanwhile");
+    let report = server.stop().await;
+    assert!(report.timers_fired >= 1);
+}
