@@ -6,6 +6,8 @@
 //!   wait for the batch with one round trip.
 //! - `call`: the latency of one signal and its answer (directives and snapshot). The baseline
 //!   sends the signal with a oneshot reply over the same kind of channel.
+//! - `channel_only`: the same traffic into a task that does nothing with it, for scale: the
+//!   difference to `raw_actor` is the agent's own work (routing, `cmd`, the action).
 //! - Memory per idle agent: RSS growth over 100,000 started, idle agents (`/proc/self/status`,
 //!   Linux), measured before the timing benchmarks run. The raw actor's figure is printed
 //!   beside it.
@@ -38,6 +40,27 @@ const BATCH: u64 = 1_000;
 enum RawMessage {
     Cast(Signal),
     Call(Signal, oneshot::Sender<(Vec<Directive>, Snapshot)>),
+}
+
+/// The channel alone: a task that receives signals and does nothing with them, for scale.
+fn empty_actor() -> mpsc::Sender<(Signal, Option<oneshot::Sender<()>>)> {
+    let (tx, mut rx) =
+        mpsc::channel::<(Signal, Option<oneshot::Sender<()>>)>(Options::DEFAULT_MAILBOX_CAPACITY);
+    tokio::spawn(async move {
+        while let Some((signal, reply)) = rx.recv().await {
+            black_box(signal);
+            if let Some(reply) = reply {
+                let _ = reply.send(());
+            }
+        }
+    });
+    tx
+}
+
+async fn empty_call(tx: &mpsc::Sender<(Signal, Option<oneshot::Sender<()>>)>, signal: Signal) {
+    let (reply, answer) = oneshot::channel();
+    tx.send((signal, Some(reply))).await.unwrap();
+    answer.await.unwrap()
 }
 
 /// The baseline: the least an actor running this agent must do.
@@ -132,6 +155,24 @@ fn benches(c: &mut Criterion, rt: &Runtime) {
 
     let mut group = c.benchmark_group("server/cast");
     group.throughput(Throughput::Elements(1));
+    group.bench_function("channel_only", |b| {
+        let tx = rt.block_on(async { empty_actor() });
+        b.iter_custom(|iters| {
+            rt.block_on(async {
+                let start = Instant::now();
+                let mut left = iters;
+                while left > 0 {
+                    let batch = left.min(BATCH);
+                    for _ in 0..batch {
+                        tx.send((signal.clone(), None)).await.unwrap();
+                    }
+                    empty_call(&tx, signal.clone()).await;
+                    left -= batch;
+                }
+                start.elapsed()
+            })
+        })
+    });
     group.bench_function("raw_actor", |b| {
         let tx = rt.block_on(async { raw_actor(Tally::new()) });
         b.iter_custom(|iters| {
@@ -182,6 +223,10 @@ fn benches(c: &mut Criterion, rt: &Runtime) {
     group.finish();
 
     let mut group = c.benchmark_group("server/call");
+    group.bench_function("channel_only", |b| {
+        let tx = rt.block_on(async { empty_actor() });
+        b.iter(|| rt.block_on(empty_call(&tx, signal.clone())))
+    });
     group.bench_function("raw_actor", |b| {
         let tx = rt.block_on(async { raw_actor(Tally::new()) });
         b.iter(|| rt.block_on(raw_call(&tx, signal.clone())))

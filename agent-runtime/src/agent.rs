@@ -277,10 +277,16 @@ pub fn route_with(
         match &route.target {
             RouteTarget::Tick => tick = true,
             RouteTarget::Action(name) | RouteTarget::Event(name) | RouteTarget::Custom(name) => {
-                instructions.push(
-                    Instruction::new(name.as_ref(), signal.data.clone())
-                        .with_id(format!("{}#{i}", signal.id)),
-                );
+                // Built field by field: `Instruction::new` would draw a fresh UUID (a
+                // `getrandom` syscall) only for this id to replace it.
+                instructions.push(Instruction {
+                    id: format!("{}#{i}", signal.id),
+                    action: name.to_string(),
+                    params: signal.data.clone(),
+                    deadline: None,
+                    exec: None,
+                    outcome: None,
+                });
             }
         }
     }
