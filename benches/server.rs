@@ -116,8 +116,7 @@ where
     })
 }
 
-fn memory(rt: &Runtime) {
-    const AGENTS: usize = 100_000;
+fn memory(rt: &Runtime, agents: usize) {
     // Warm the allocator and the runtime so the first agents do not pay for them.
     let warm = idle_agents(rt, 1_000, |i| async move {
         AgentServer::start(
@@ -127,10 +126,10 @@ fn memory(rt: &Runtime) {
         .await
         .unwrap()
     });
-    let raw = idle_agents(rt, AGENTS, |i| async move {
+    let raw = idle_agents(rt, agents, |i| async move {
         raw_actor(Tally::new().with_id(format!("raw-{i}")))
     });
-    let server = idle_agents(rt, AGENTS, |i| async move {
+    let server = idle_agents(rt, agents, |i| async move {
         AgentServer::start(
             Tally::new().with_id(format!("agent-{i}")),
             Options::default(),
@@ -139,7 +138,7 @@ fn memory(rt: &Runtime) {
         .unwrap()
     });
     println!(
-        "memory per idle agent ({AGENTS} agents, RSS growth): server {:.0} B, raw actor {:.0} B",
+        "memory per idle agent ({agents} agents, RSS growth): server {:.0} B, raw actor {:.0} B",
         server.1, raw.1
     );
     rt.block_on(async move {
@@ -248,7 +247,10 @@ fn main() {
         .enable_all()
         .build()
         .unwrap();
-    memory(&rt);
+    // `cargo bench` passes `--bench`; `cargo test --all-targets` runs this binary as a smoke
+    // test, where a thousand agents are enough.
+    let benchmarking = std::env::args().any(|a| a == "--bench");
+    memory(&rt, if benchmarking { 100_000 } else { 1_000 });
     let mut c = Criterion::default()
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3))
