@@ -172,15 +172,15 @@ pub(crate) fn spawn(
     Ok((AgentRef::new(tx, shared), ready))
 }
 
-/// Publishes a crash report if the task ends without one (a bug in the server itself), so
-/// nobody waits forever for the agent to stop.
+/// Publishes a report if the task ends without one (its runtime shut down with the agent still
+/// running, or a bug in the server itself), so nobody waits forever for the agent to stop.
 struct ExitGuard(Arc<Shared>);
 
 impl Drop for ExitGuard {
     fn drop(&mut self) {
         if self.0.exit.get().is_none() {
             let reason = StopReason::Crashed {
-                message: "the server task ended without a stop report".to_string(),
+                message: "the agent's task ended without stopping: its tokio runtime shut down, or the server panicked".to_string(),
             };
             let _ = self
                 .0

@@ -7,6 +7,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use futures::Stream;
+use serde::Serialize;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::sync::{Notify, broadcast, oneshot};
@@ -88,7 +89,7 @@ impl Shared {
 ///
 /// Failures of the host while executing those directives (a full parent mailbox, an unknown
 /// child) are not in this list: they go to the error policy.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
 pub struct CallOutcome {
     /// What the strategy returned for the signal.
     pub directives: Vec<Directive>,

@@ -33,7 +33,8 @@ pub enum StopReason {
     StoppedByParent,
     /// Every handle to it was dropped.
     HandlesDropped,
-    /// The server task itself failed (a bug in the server, never user code).
+    /// The agent's task ended without stopping: its tokio runtime shut down while the agent
+    /// ran, or the server itself failed (never user code: that is caught).
     Crashed {
         /// What happened.
         message: String,
@@ -54,7 +55,7 @@ impl fmt::Display for StopReason {
             StopReason::Hibernated => f.write_str("hibernated"),
             StopReason::StoppedByParent => f.write_str("stopped by its parent"),
             StopReason::HandlesDropped => f.write_str("every handle to it was dropped"),
-            StopReason::Crashed { message } => write!(f, "the server task crashed: {message}"),
+            StopReason::Crashed { message } => f.write_str(message),
         }
     }
 }

@@ -253,3 +253,22 @@ async fn dropping_every_handle_stops_the_agent() {
         Err(tokio::sync::broadcast::error::RecvError::Closed)
     ));
 }
+
+#[test]
+fn an_agent_whose_runtime_shuts_down_reports_it_instead_of_hanging_its_callers() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let server = rt.block_on(worker(Options::default()));
+    drop(rt);
+    let report = futures::executor::block_on(server.stopped());
+    let StopReason::Crashed { message } = &report.reason else {
+        panic!("{:?}", report.reason)
+    };
+    assert!(message.contains("its tokio runtime shut down"), "{message}");
+    assert!(matches!(
+        server.cast(signal("worker.count", json!({}))),
+        Err(ServerError::Stopped { .. })
+    ));
+}
