@@ -45,6 +45,7 @@ pub use agent_runtime::*;
 /// Everything an agent definition usually needs.
 pub mod prelude {
     pub use agent_macros::{action, agent};
+    pub use agent_runtime::server::{AgentServer, ErrorPolicy, Options};
     pub use agent_runtime::{
         Action, ActionError, Agent, AgentSpec, Direct, Directive, Instruction, NoParams, Outcome,
         Runner, Signal, Snapshot, Status,

@@ -216,7 +216,24 @@ impl<S: AgentSpec> Agent<S> {
     /// Routes a signal and runs every matching target as one `cmd` (then `tick`, if a route
     /// targets it). An unmatched signal or an invalid router yields one `Error` directive.
     pub fn handle_signal(&mut self, signal: &Signal) -> Vec<Directive> {
-        match route_signal::<S>(signal) {
+        match S::router() {
+            Ok(router) => self.handle_signal_with(router, signal),
+            Err(e) => vec![Directive::error(
+                AgentError::InvalidRoutes {
+                    message: e.to_string(),
+                },
+                ErrorContext::Signal {
+                    id: signal.id.clone(),
+                    signal_type: signal.signal_type.clone(),
+                },
+            )],
+        }
+    }
+
+    /// [`handle_signal`](Agent::handle_signal) through another router: a host's, which adds
+    /// plugin routes to the agent's own.
+    pub fn handle_signal_with(&mut self, router: &Router, signal: &Signal) -> Vec<Directive> {
+        match route_with(router, signal) {
             Ok((instructions, tick)) => {
                 let mut out = if instructions.is_empty() {
                     Vec::new()
@@ -244,16 +261,32 @@ pub fn route_signal<S: AgentSpec>(signal: &Signal) -> Result<(Vec<Instruction>, 
     let router = S::router().map_err(|e| AgentError::InvalidRoutes {
         message: e.to_string(),
     })?;
+    route_with(router, signal)
+}
+
+/// [`route_signal`] through any router (a host's, with plugin routes added): the instructions
+/// `signal` becomes, in route order, and whether a route targets `tick`. No matching route is
+/// [`AgentError::NoRoute`].
+pub fn route_with(
+    router: &Router,
+    signal: &Signal,
+) -> Result<(Vec<Instruction>, bool), AgentError> {
     let mut instructions = Vec::new();
     let mut tick = false;
     for (i, route) in router.matches(&signal.signal_type).enumerate() {
         match &route.target {
             RouteTarget::Tick => tick = true,
             RouteTarget::Action(name) | RouteTarget::Event(name) | RouteTarget::Custom(name) => {
-                instructions.push(
-                    Instruction::new(name.as_ref(), signal.data.clone())
-                        .with_id(format!("{}#{i}", signal.id)),
-                );
+                // Built field by field: `Instruction::new` would draw a fresh UUID (a
+                // `getrandom` syscall) only for this id to replace it.
+                instructions.push(Instruction {
+                    id: format!("{}#{i}", signal.id),
+                    action: name.to_string(),
+                    params: signal.data.clone(),
+                    deadline: None,
+                    exec: None,
+                    outcome: None,
+                });
             }
         }
     }
@@ -354,6 +387,8 @@ pub trait DynAgent: Send + Sync + fmt::Debug {
     fn cmd(&mut self, instructions: Vec<Instruction>) -> Vec<Directive>;
     /// See [`Agent::handle_signal`].
     fn handle_signal(&mut self, signal: &Signal) -> Vec<Directive>;
+    /// See [`Agent::handle_signal_with`].
+    fn handle_signal_with(&mut self, router: &Router, signal: &Signal) -> Vec<Directive>;
     /// See [`Agent::tick`].
     fn tick(&mut self) -> Vec<Directive>;
     /// See [`Agent::snapshot`].
@@ -367,6 +402,12 @@ pub trait DynAgent: Send + Sync + fmt::Debug {
         instruction: &Instruction,
         exec: ExecOptions,
     ) -> BoxFuture<'static, Result<Outcome, ActionError>>;
+    /// The agent type's validated router (its routes plus its strategy's).
+    fn router(&self) -> Result<&'static Router, &'static RouteError>;
+    /// How often a host ticks the agent while it is `Running` ([`AgentSpec::TICK_INTERVAL`]).
+    fn tick_interval(&self) -> Option<std::time::Duration>;
+    /// A copy of the agent (a host keeps one to restore after a panicking strategy).
+    fn clone_box(&self) -> Box<dyn DynAgent>;
     /// The concrete `Agent<S>`, for downcasting.
     fn as_any(&self) -> &dyn Any;
     /// The concrete `Agent<S>`, mutably.
@@ -389,6 +430,9 @@ impl<S: AgentSpec> DynAgent for Agent<S> {
     fn handle_signal(&mut self, signal: &Signal) -> Vec<Directive> {
         Agent::handle_signal(self, signal)
     }
+    fn handle_signal_with(&mut self, router: &Router, signal: &Signal) -> Vec<Directive> {
+        Agent::handle_signal_with(self, router, signal)
+    }
     fn tick(&mut self) -> Vec<Directive> {
         Agent::tick(self)
     }
@@ -408,6 +452,15 @@ impl<S: AgentSpec> DynAgent for Agent<S> {
             instruction.clone(),
             exec,
         ))
+    }
+    fn router(&self) -> Result<&'static Router, &'static RouteError> {
+        S::router()
+    }
+    fn tick_interval(&self) -> Option<std::time::Duration> {
+        S::TICK_INTERVAL
+    }
+    fn clone_box(&self) -> Box<dyn DynAgent> {
+        Box::new(self.clone())
     }
     fn as_any(&self) -> &dyn Any {
         self

@@ -230,6 +230,11 @@ pub enum ErrorContext {
     Tick,
     /// Inside the strategy itself.
     Strategy,
+    /// While the host executed a directive.
+    Directive {
+        /// The directive's kind (`"emit"`, `"spawn_agent"`, a custom kind).
+        directive: String,
+    },
 }
 
 /// An error an agent reports as a [`Directive::Error`](crate::Directive::Error).
@@ -280,6 +285,15 @@ pub enum AgentError {
     #[error("{message}")]
     Strategy {
         /// What went wrong.
+        message: String,
+    },
+    /// The host could not execute a directive (an unknown child, a bad cron expression, a full
+    /// parent mailbox, ...). The agent's state is unaffected: directives never change it.
+    #[error("directive `{directive}` failed: {message}")]
+    Directive {
+        /// The directive's kind.
+        directive: String,
+        /// What went wrong, with a hint.
         message: String,
     },
 }

@@ -3,7 +3,9 @@
 //! An [`Agent<S>`] is a typed state `S` plus its strategy's state. A [`Strategy`] turns
 //! [`Instruction`]s into state changes and [`Directive`]s (effects for the host) in a pure `cmd`.
 //! Actions ([`Action`]) are the units of work; signals ([`Signal`], CloudEvents) reach actions
-//! and events through [`Route`]s. The [`Runner`] executes async actions in-process.
+//! and events through [`Route`]s. The [`Runner`] executes async actions in-process; the
+//! [`server`] runs agents for real on tokio (mailbox, timers, ticks, children, error policies)
+//! and [`store`] keeps their checkpoints.
 //!
 //! Most users reach this crate through the `stratagem` facade and its `#[agent]`/`#[action]`
 //! macros; everything here also works by hand.
@@ -18,9 +20,11 @@ pub mod exec;
 pub mod instruction;
 pub mod route;
 pub mod runner;
+pub mod server;
 pub mod signal;
 pub mod snapshot;
 pub mod state_op;
+pub mod store;
 pub mod strategy;
 
 #[cfg(test)]

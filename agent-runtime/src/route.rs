@@ -295,6 +295,31 @@ impl Router {
         })
     }
 
+    /// This router plus more declarations (a host's plugin routes), validated, in one match
+    /// order. On a tie the routes already here run first, as if declared before `extra`.
+    ///
+    /// ```
+    /// use agent_runtime::{RouteSpec, RouteTarget, Router};
+    /// use std::borrow::Cow;
+    /// let agent = [RouteSpec::new("a.*", RouteTarget::Action(Cow::Borrowed("agent")), 0)];
+    /// let plugin = [RouteSpec::new("a.b", RouteTarget::Action(Cow::Borrowed("plugin")), -10)];
+    /// let router = Router::new(&agent).unwrap().extended(&plugin).unwrap();
+    /// let order: Vec<_> = router.matches("a.b").map(|r| r.target.name().unwrap()).collect();
+    /// assert_eq!(order, ["plugin", "agent"]); // more specific first, whatever the priority
+    /// ```
+    pub fn extended<'a>(
+        &self,
+        extra: impl IntoIterator<Item = &'a RouteSpec>,
+    ) -> Result<Router, RouteError> {
+        let mut routes = self.routes.clone();
+        for spec in extra {
+            routes.push(Route::new(spec)?);
+        }
+        // Both halves are already in declaration order, so a stable sort keeps ours first on ties.
+        routes.sort_by_key(|r| (Reverse(r.pattern.specificity()), Reverse(r.priority)));
+        Ok(Router { routes })
+    }
+
     /// Every route matching `signal_type`, in run order.
     pub fn matches<'a>(&'a self, signal_type: &'a str) -> impl Iterator<Item = &'a Route> + 'a {
         self.routes
@@ -443,6 +468,37 @@ mod tests {
         ];
         let router = Router::new(&specs).unwrap();
         assert_eq!(order_of(&router, "a.b"), ["one", "many"]);
+    }
+
+    #[test]
+    fn extended_routers_merge_in_match_order() {
+        let agent = [
+            RouteSpec::new("order.*", action("agent_star"), 0),
+            RouteSpec::new("order.**", action("agent_audit"), 0),
+        ];
+        let plugin = [
+            RouteSpec::new("order.*", action("plugin_star"), 0),
+            RouteSpec::new("order.pay", action("plugin_exact"), priority::PLUGIN),
+            RouteSpec::new("order.**", action("plugin_audit"), 5),
+        ];
+        let router = Router::new(&agent).unwrap().extended(&plugin).unwrap();
+        assert_eq!(
+            order_of(&router, "order.pay"),
+            [
+                "plugin_exact",
+                // a tie: the router's own route first
+                "agent_star",
+                "plugin_star",
+                // same specificity: priority decides
+                "plugin_audit",
+                "agent_audit",
+            ]
+        );
+        let bad = [RouteSpec::new("order", action("x"), 101)];
+        assert_eq!(
+            Router::new(&agent).unwrap().extended(&bad).unwrap_err(),
+            RouteError::PriorityOutOfRange { priority: 101 }
+        );
     }
 
     #[test]

@@ -1,0 +1,440 @@
+//! The agent's task: one loop over its mailbox and its timers.
+
+use std::collections::{BTreeMap, HashMap};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use tokio::sync::mpsc::error::TryRecvError;
+use tokio::sync::mpsc::{self, UnboundedReceiver, WeakUnboundedSender};
+use tokio::sync::{Notify, oneshot};
+use tokio::time::Instant;
+
+use crate::agent::DynAgent;
+use crate::directive::Directive;
+use crate::error::{ActionError, AgentError, ErrorContext};
+use crate::instruction::{ExecOptions, Instruction};
+use crate::route::Router;
+use crate::signal::Signal;
+use crate::snapshot::{Snapshot, Status};
+use crate::store::{Checkpoint, CronEntry, PendingInstruction, PendingTimer};
+
+use super::children::{Child, ParentLink};
+use super::clock;
+use super::cron::CronJob;
+use super::error::ServerError;
+use super::handle::{AgentRef, CallOutcome, Shared};
+use super::message::{Envelope, Message};
+use super::options::Options;
+use super::report::{StopReason, StopReport};
+use super::timers::{TimerKey, TimerKind, Timers};
+
+/// How many messages (or due timers) one wake-up handles before the other side gets a look.
+pub(super) const BATCH: usize = 64;
+
+/// The shortest tick interval: a zero interval would tick in a busy loop.
+const MIN_TICK: Duration = Duration::from_millis(1);
+
+/// A router shared by every agent of a type, or one built for this server (plugin routes).
+pub(super) enum RouterRef {
+    Static(&'static Router),
+    Owned(Box<Router>),
+}
+
+impl RouterRef {
+    pub(super) fn get(&self) -> &Router {
+        match self {
+            RouterRef::Static(router) => router,
+            RouterRef::Owned(router) => router,
+        }
+    }
+}
+
+/// What a thawed agent gets back besides its state.
+#[derive(Debug, Default)]
+pub(crate) struct Restore {
+    timers: Vec<PendingTimer>,
+    cron: Vec<CronEntry>,
+    in_flight: Vec<PendingInstruction>,
+}
+
+impl From<Checkpoint> for Restore {
+    fn from(checkpoint: Checkpoint) -> Self {
+        Restore {
+            timers: checkpoint.timers,
+            cron: checkpoint.cron,
+            in_flight: checkpoint.in_flight,
+        }
+    }
+}
+
+/// An async instruction the server is running.
+pub(super) struct InFlight {
+    pub(super) instruction: Instruction,
+    pub(super) exec: ExecOptions,
+    pub(super) abort: tokio::task::AbortHandle,
+}
+
+#[derive(Debug, Default)]
+pub(super) struct Stats {
+    pub(super) processed: u64,
+    pub(super) timers_fired: u64,
+    pub(super) ticks: u64,
+    pub(super) errors: u64,
+    pub(super) skipped_directives: u64,
+}
+
+/// Everything the agent's task owns.
+pub(super) struct Core {
+    pub(super) agent: Box<dyn DynAgent>,
+    pub(super) shared: Arc<Shared>,
+    pub(super) options: Arc<Options>,
+    pub(super) router: RouterRef,
+    pub(super) tick_interval: Duration,
+    /// Weak, so that the agent stops when every outside handle is gone.
+    pub(super) self_tx: WeakUnboundedSender<Message>,
+    pub(super) parent: Option<ParentLink>,
+    pub(super) timers: Timers,
+    pub(super) tick: Option<TimerKey>,
+    pub(super) crons: BTreeMap<String, CronJob>,
+    pub(super) in_flight: Vec<InFlight>,
+    pub(super) children: HashMap<String, Child>,
+    pub(super) waiters: Vec<oneshot::Sender<Result<Snapshot, ServerError>>>,
+    pub(super) stop_replies: Vec<oneshot::Sender<StopReport>>,
+    pub(super) stats: Stats,
+    pub(super) stop: Option<StopReason>,
+}
+
+/// Validates and starts an agent's task. Returns its handle and a receiver that fires once
+/// `init` (and a restore) have run.
+pub(crate) fn spawn(
+    agent: Box<dyn DynAgent>,
+    options: Arc<Options>,
+    parent: Option<ParentLink>,
+    restore: Option<Restore>,
+) -> Result<(AgentRef, oneshot::Receiver<()>), ServerError> {
+    options
+        .validate()
+        .map_err(|message| ServerError::InvalidOptions { message })?;
+    let name = agent.agent_name();
+    let own = agent.router().map_err(|error| ServerError::InvalidRoutes {
+        agent: name,
+        declared_in: "its routes",
+        error: error.clone(),
+    })?;
+    let router = if options.plugin_routes.is_empty() {
+        RouterRef::Static(own)
+    } else {
+        RouterRef::Owned(Box::new(own.extended(&options.plugin_routes).map_err(
+            |error| ServerError::InvalidRoutes {
+                agent: name,
+                declared_in: "the plugin routes in `Options`",
+                error,
+            },
+        )?))
+    };
+    let shared = Arc::new(Shared {
+        name,
+        id: agent.id().into(),
+        capacity: options.mailbox_capacity,
+        queued: Default::default(),
+        call_timeout: options.call_timeout,
+        event_capacity: options.event_capacity,
+        events: OnceLock::new(),
+        exit: OnceLock::new(),
+        exited: Notify::new(),
+    });
+    let (tx, rx) = mpsc::unbounded_channel();
+    let core = Core {
+        tick_interval: agent
+            .tick_interval()
+            .unwrap_or(options.tick_interval)
+            .max(MIN_TICK),
+        agent,
+        shared: shared.clone(),
+        options,
+        router,
+        self_tx: tx.downgrade(),
+        parent,
+        timers: Timers::default(),
+        tick: None,
+        crons: BTreeMap::new(),
+        in_flight: Vec::new(),
+        children: HashMap::new(),
+        waiters: Vec::new(),
+        stop_replies: Vec::new(),
+        stats: Stats::default(),
+        stop: None,
+    };
+    let (ready_tx, ready) = oneshot::channel();
+    tokio::spawn(run(core, rx, restore, ready_tx));
+    Ok((AgentRef::new(tx, shared), ready))
+}
+
+/// Publishes a report if the task ends without one (its runtime shut down with the agent still
+/// running, or a bug in the server itself), so nobody waits forever for the agent to stop.
+struct ExitGuard(Arc<Shared>);
+
+impl Drop for ExitGuard {
+    fn drop(&mut self) {
+        if self.0.exit.get().is_none() {
+            let reason = StopReason::Crashed {
+                message: "the agent's task ended without stopping: its tokio runtime shut down, or the server panicked".to_string(),
+            };
+            let _ = self
+                .0
+                .exit
+                .set(StopReport::new(self.0.name, &self.0.id, reason));
+            self.0.exited.notify_waiters();
+        }
+    }
+}
+
+async fn run(
+    mut core: Core,
+    mut rx: UnboundedReceiver<Message>,
+    restore: Option<Restore>,
+    ready: oneshot::Sender<()>,
+) {
+    let _guard = ExitGuard(core.shared.clone());
+    core.start(restore);
+    let _ = ready.send(());
+    while core.stop.is_none() {
+        tokio::select! {
+            // Timers first, then a batch of the mailbox in the same wake-up: each side is
+            // bounded, so a flood on one never starves the other.
+            biased;
+            () = core.timers.wait() => {
+                core.fire_due_timers();
+                core.drain_mailbox(&mut rx).await;
+            }
+            message = rx.recv() => match message {
+                Some(message) => {
+                    core.dispatch(message).await;
+                    core.drain_mailbox(&mut rx).await;
+                }
+                None => core.request_stop(StopReason::HandlesDropped),
+            },
+        }
+    }
+    core.shutdown(rx).await;
+}
+
+impl Core {
+    pub(super) fn name(&self) -> &'static str {
+        self.shared.name
+    }
+
+    pub(super) fn id(&self) -> &str {
+        &self.shared.id
+    }
+
+    /// The CloudEvents source of signals the server creates for this agent.
+    pub(super) fn source(&self) -> String {
+        format!("/stratagem/agents/{}/{}", self.name(), self.id())
+    }
+
+    pub(super) fn request_stop(&mut self, reason: StopReason) {
+        if self.stop.is_none() {
+            tracing::debug!(agent = self.name(), id = self.id(), %reason, "stopping");
+            self.stop = Some(reason);
+        }
+    }
+
+    /// Runs `init` and restores what a checkpoint carried.
+    fn start(&mut self, restore: Option<Restore>) {
+        let span = tracing::info_span!("init", agent = self.name(), id = self.id());
+        let _entered = span.enter();
+        let directives = self.guarded("init", |agent| agent.init());
+        self.execute(directives);
+        if let Some(restore) = restore {
+            self.restore(restore);
+        }
+        self.after_step();
+    }
+
+    fn restore(&mut self, restore: Restore) {
+        for timer in restore.timers {
+            let at = clock::to_instant(timer.due_at);
+            self.timers.insert(at, TimerKind::Signal(timer.signal));
+        }
+        let mut directives = Vec::new();
+        for job in restore.cron {
+            directives.push(Directive::Cron {
+                id: job.id,
+                expression: job.expression,
+                signal: job.signal,
+            });
+        }
+        for pending in restore.in_flight {
+            directives.push(Directive::RunInstruction {
+                instruction: pending.instruction,
+                exec: pending.exec,
+            });
+        }
+        self.execute(directives);
+    }
+
+    /// Calls the strategy with panics caught (see [`guarded`]).
+    pub(super) fn guarded(
+        &mut self,
+        what: &'static str,
+        call: impl FnOnce(&mut dyn DynAgent) -> Vec<Directive>,
+    ) -> Vec<Directive> {
+        guarded(
+            &mut self.agent,
+            self.options.isolate_strategy_panics,
+            what,
+            call,
+        )
+    }
+
+    fn snapshot(&mut self) -> Snapshot {
+        match catch_unwind(AssertUnwindSafe(|| self.agent.snapshot())) {
+            Ok(snapshot) => snapshot,
+            Err(payload) => {
+                let panic = ActionError::panicked("snapshot", payload.as_ref());
+                let error = AgentError::Strategy {
+                    message: format!(
+                        "the strategy of agent `{}` panicked: {}; reported as `failure`",
+                        self.name(),
+                        panic.message()
+                    ),
+                };
+                let snapshot = Snapshot::new(Status::Failure)
+                    .with_details(serde_json::json!({ "error": error.to_string() }));
+                self.on_error(error, ErrorContext::Strategy);
+                snapshot
+            }
+        }
+    }
+
+    /// After each step: arm or disarm the tick, answer completion waiters.
+    pub(super) fn after_step(&mut self) -> Snapshot {
+        let snapshot = self.snapshot();
+        let running = snapshot.status == Status::Running;
+        match (running && self.stop.is_none(), self.tick) {
+            (true, None) => {
+                let at = Instant::now() + self.tick_interval;
+                self.tick = Some(self.timers.insert(at, TimerKind::Tick));
+            }
+            (false, Some(key)) => {
+                self.timers.remove(key);
+                self.tick = None;
+            }
+            _ => {}
+        }
+        if snapshot.done() {
+            for waiter in self.waiters.drain(..) {
+                let _ = waiter.send(Ok(snapshot.clone()));
+            }
+        }
+        snapshot
+    }
+
+    /// Handles up to a batch of what is already in the mailbox, without waiting.
+    async fn drain_mailbox(&mut self, rx: &mut UnboundedReceiver<Message>) {
+        for _ in 0..BATCH {
+            if self.stop.is_some() {
+                return;
+            }
+            match rx.try_recv() {
+                Ok(message) => self.dispatch(message).await,
+                Err(TryRecvError::Empty) => return,
+                Err(TryRecvError::Disconnected) => {
+                    self.request_stop(StopReason::HandlesDropped);
+                    return;
+                }
+            }
+        }
+    }
+
+    async fn dispatch(&mut self, message: Message) {
+        match message {
+            Message::Signal(envelope) => {
+                self.shared.queued.fetch_sub(1, Ordering::Relaxed);
+                self.on_mailbox_signal(*envelope);
+            }
+            Message::Control(control) => self.on_control(*control).await,
+            Message::Internal(internal) => self.on_internal(*internal),
+        }
+    }
+
+    fn on_mailbox_signal(&mut self, Envelope { signal, reply }: Envelope) {
+        self.stats.processed += 1;
+        let outcome = self.step_signal("signal", &signal, reply.is_some());
+        if let Some(reply) = reply {
+            let _ = reply.send(Ok(outcome.expect("a reply asks for the outcome")));
+        }
+    }
+
+    /// Routes a signal, runs the matching targets as one `cmd` (and `tick`, when a route
+    /// targets it), executes the directives. Returns the outcome when `record` is set (a `call`
+    /// is waiting for it).
+    pub(super) fn step_signal(
+        &mut self,
+        origin: &'static str,
+        signal: &Signal,
+        record: bool,
+    ) -> Option<CallOutcome> {
+        let span = tracing::info_span!(
+            "signal",
+            agent = self.name(),
+            id = self.id(),
+            origin,
+            signal_type = %signal.signal_type,
+            signal_id = %signal.id,
+        );
+        let _entered = span.enter();
+        let router = self.router.get();
+        let directives = guarded(
+            &mut self.agent,
+            self.options.isolate_strategy_panics,
+            "cmd",
+            |agent| agent.handle_signal_with(router, signal),
+        );
+        let recorded = record.then(|| directives.clone());
+        self.execute(directives);
+        let snapshot = self.after_step();
+        recorded.map(|directives| CallOutcome {
+            directives,
+            snapshot,
+        })
+    }
+}
+
+/// Calls the strategy with panics caught. With isolation on, a copy taken before the call
+/// replaces the agent if it panics, so a panic changes nothing; the panic becomes an `Error`
+/// directive either way.
+fn guarded(
+    agent: &mut Box<dyn DynAgent>,
+    isolate: bool,
+    what: &'static str,
+    call: impl FnOnce(&mut dyn DynAgent) -> Vec<Directive>,
+) -> Vec<Directive> {
+    let backup = isolate.then(|| agent.clone_box());
+    match catch_unwind(AssertUnwindSafe(|| call(&mut **agent))) {
+        Ok(directives) => directives,
+        Err(payload) => {
+            let panic = ActionError::panicked(what, payload.as_ref());
+            let effect = match backup {
+                Some(backup) => {
+                    *agent = backup;
+                    "the agent was restored to its state before the call"
+                }
+                None => "the agent may be half-updated (`Options::isolate_strategy_panics` is off)",
+            };
+            vec![Directive::error(
+                AgentError::Strategy {
+                    message: format!(
+                        "the strategy of agent `{}` panicked: {}; {effect}",
+                        agent.agent_name(),
+                        panic.message()
+                    ),
+                },
+                ErrorContext::Strategy,
+            )]
+        }
+    }
+}

@@ -1,0 +1,245 @@
+//! The steps of the loop besides mailbox signals: timers, requests from handles, reports from
+//! the server's own tasks, and checkpoints.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use serde_json::json;
+use tokio::sync::oneshot;
+use tokio::time::Instant;
+
+use crate::error::ActionError;
+use crate::signal::Signal;
+use crate::store::{Checkpoint, CheckpointError, CronEntry, PendingInstruction, PendingTimer};
+
+use super::children::CHILD_EXIT_SIGNAL;
+use super::clock;
+use super::core::{BATCH, Core};
+use super::message::{CheckpointReply, Control, Internal};
+use super::report::StopReason;
+use super::timers::TimerKind;
+
+impl Core {
+    /// Fires the timers that are due, in deadline order, at most a batch of them: a timer that
+    /// re-arms itself with no delay must not keep the mailbox waiting.
+    pub(super) fn fire_due_timers(&mut self) {
+        let now = Instant::now();
+        for _ in 0..BATCH {
+            if self.stop.is_some() {
+                break;
+            }
+            let Some(kind) = self.timers.pop_due(now) else {
+                break;
+            };
+            match kind {
+                TimerKind::Signal(signal) => {
+                    self.stats.timers_fired += 1;
+                    self.step_signal("timer", &signal, false);
+                }
+                TimerKind::Cron(id) => {
+                    if let Some(signal) = self.cron_fired(&id) {
+                        self.stats.timers_fired += 1;
+                        self.step_signal("cron", &signal, false);
+                    }
+                }
+                TimerKind::Tick => {
+                    self.tick = None;
+                    self.stats.ticks += 1;
+                    let span = tracing::info_span!("tick", agent = self.name(), id = self.id());
+                    let _entered = span.enter();
+                    let directives = self.guarded("tick", |agent| agent.tick());
+                    self.execute(directives);
+                    self.after_step();
+                }
+            }
+        }
+    }
+
+    pub(super) async fn on_control(&mut self, control: Control) {
+        match control {
+            Control::Inspect(inspect) => {
+                let agent = &*self.agent;
+                if catch_unwind(AssertUnwindSafe(|| inspect(agent))).is_err() {
+                    tracing::error!(
+                        agent = self.name(),
+                        id = self.id(),
+                        "an inspection panicked"
+                    );
+                }
+            }
+            Control::AwaitCompletion(reply) => {
+                let snapshot = self.after_step();
+                if snapshot.done() {
+                    let _ = reply.send(Ok(snapshot));
+                } else {
+                    // Callers that gave up leave closed senders behind; drop them here.
+                    self.waiters.retain(|w| !w.is_closed());
+                    self.waiters.push(reply);
+                }
+            }
+            Control::Stop { reason, reply } => {
+                self.request_stop(reason);
+                self.stop_replies.extend(reply);
+            }
+            Control::Checkpoint { then_stop, reply } => self.checkpoint(then_stop, reply).await,
+            Control::Child { tag, reply } => {
+                let child = self
+                    .children
+                    .get(&tag)
+                    .filter(|c| !c.stopping)
+                    .map(|c| c.handle.clone());
+                let _ = reply.send(child);
+            }
+            Control::Children(reply) => {
+                let mut children: Vec<_> = self
+                    .children
+                    .iter()
+                    .filter(|(_, c)| !c.stopping)
+                    .map(|(tag, c)| (tag.clone(), c.handle.clone()))
+                    .collect();
+                children.sort_by(|a, b| a.0.cmp(&b.0));
+                let _ = reply.send(children);
+            }
+        }
+    }
+
+    pub(super) fn on_internal(&mut self, internal: Internal) {
+        match internal {
+            Internal::Completed(completion) => {
+                let Some(pos) = self
+                    .in_flight
+                    .iter()
+                    .position(|f| f.instruction.id == completion.id)
+                else {
+                    return;
+                };
+                self.in_flight.remove(pos);
+                let span = tracing::info_span!(
+                    "completion",
+                    agent = self.name(),
+                    id = self.id(),
+                    instruction = %completion.id,
+                    action = %completion.action,
+                );
+                let _entered = span.enter();
+                let directives = self.guarded("cmd", |agent| agent.cmd(vec![completion]));
+                self.execute(directives);
+                self.after_step();
+            }
+            Internal::ChildExit { tag, report } => {
+                if self
+                    .children
+                    .get(&tag)
+                    .is_some_and(|c| c.handle.id() == report.id)
+                {
+                    self.children.remove(&tag);
+                }
+                let signal = Signal::new(
+                    CHILD_EXIT_SIGNAL,
+                    json!({
+                        "tag": tag,
+                        "id": report.id,
+                        "agent": report.agent,
+                        "reason": report.reason,
+                        "message": report.reason.to_string(),
+                    }),
+                )
+                .with_source(self.source());
+                if self
+                    .router
+                    .get()
+                    .matches(CHILD_EXIT_SIGNAL)
+                    .next()
+                    .is_some()
+                {
+                    self.step_signal("child", &signal, false);
+                } else {
+                    tracing::debug!(
+                        agent = self.name(),
+                        id = self.id(),
+                        tag,
+                        "child exited (no route for its exit)"
+                    );
+                }
+            }
+        }
+    }
+
+    /// The agent and everything pending, as a checkpoint.
+    pub(super) fn build_checkpoint(&self) -> Result<Checkpoint, CheckpointError> {
+        let agent = &*self.agent;
+        let value = match catch_unwind(AssertUnwindSafe(|| agent.to_json())) {
+            Ok(Ok(value)) => value,
+            Ok(Err(e)) => {
+                return Err(CheckpointError::Serialize {
+                    detail: e.to_string(),
+                });
+            }
+            Err(payload) => {
+                return Err(CheckpointError::Serialize {
+                    detail: ActionError::panicked("serialize", payload.as_ref())
+                        .message()
+                        .to_string(),
+                });
+            }
+        };
+        Ok(Checkpoint {
+            agent: value,
+            timers: self.pending_timers(),
+            cron: self
+                .crons
+                .iter()
+                .map(|(id, job)| CronEntry {
+                    id: id.clone(),
+                    expression: job.expression.clone(),
+                    signal: job.signal.clone(),
+                })
+                .collect(),
+            in_flight: self
+                .in_flight
+                .iter()
+                .map(|f| PendingInstruction {
+                    instruction: f.instruction.clone(),
+                    exec: f.exec,
+                })
+                .collect(),
+            saved_at: clock::now(),
+        })
+    }
+
+    pub(super) fn pending_timers(&self) -> Vec<PendingTimer> {
+        self.timers
+            .iter()
+            .filter_map(|(at, kind)| match kind {
+                TimerKind::Signal(signal) => Some(PendingTimer {
+                    due_at: clock::to_wall(at),
+                    signal: signal.clone(),
+                }),
+                TimerKind::Cron(_) | TimerKind::Tick => None,
+            })
+            .collect()
+    }
+
+    /// Hands a checkpoint to the caller and waits, processing nothing, until the caller says
+    /// whether the store took it; the agent therefore cannot move on from what was saved.
+    async fn checkpoint(&mut self, then_stop: bool, reply: CheckpointReply) {
+        let span =
+            tracing::info_span!("checkpoint", agent = self.name(), id = self.id(), then_stop);
+        let built = span.in_scope(|| self.build_checkpoint().and_then(|c| c.encode()));
+        let bytes = match built {
+            Ok(bytes) => bytes,
+            Err(error) => {
+                let _ = reply.send(Err(error));
+                return;
+            }
+        };
+        let (decide, decision) = oneshot::channel();
+        if reply.send(Ok((bytes, decide))).is_err() {
+            return;
+        }
+        // A caller that went away before deciding counts as "not saved".
+        let saved = decision.await.unwrap_or(false);
+        if saved && then_stop {
+            self.request_stop(StopReason::Hibernated);
+        }
+    }
+}

@@ -1,0 +1,53 @@
+//! An in-memory store, for tests and short-lived programs.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use futures::future::BoxFuture;
+
+use super::{Store, StoreError};
+
+/// Checkpoints in memory. Cheap to clone; clones share the same map. Saves are atomic (one
+/// map insertion under a lock).
+#[derive(Debug, Clone, Default)]
+pub struct MemoryStore {
+    map: Arc<Mutex<BTreeMap<String, Vec<u8>>>>,
+}
+
+impl MemoryStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        MemoryStore::default()
+    }
+
+    fn with<T>(&self, f: impl FnOnce(&mut BTreeMap<String, Vec<u8>>) -> T) -> T {
+        // A panic while holding the lock cannot leave a half-written entry, so poison is moot.
+        f(&mut self.map.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+}
+
+impl Store for MemoryStore {
+    fn save<'a>(
+        &'a self,
+        key: &'a str,
+        checkpoint: &'a [u8],
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        self.with(|m| m.insert(key.to_string(), checkpoint.to_vec()));
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn load<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<Vec<u8>>, StoreError>> {
+        let value = self.with(|m| m.get(key).cloned());
+        Box::pin(std::future::ready(Ok(value)))
+    }
+
+    fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
+        let existed = self.with(|m| m.remove(key).is_some());
+        Box::pin(std::future::ready(Ok(existed)))
+    }
+
+    fn keys(&self) -> BoxFuture<'_, Result<Vec<String>, StoreError>> {
+        let keys = self.with(|m| m.keys().cloned().collect());
+        Box::pin(std::future::ready(Ok(keys)))
+    }
+}

@@ -1,0 +1,113 @@
+//! Persistence: checkpoints of agents and where they are kept.
+//!
+//! A [`Checkpoint`] is everything a server needs to bring an agent back exactly: its state and
+//! its strategy's state, its pending timers, its cron jobs and the async instructions it was
+//! running. A [`Store`] keeps checkpoints under string keys (the agent's id by default). The
+//! embedded default is [`RedbStore`], a single file managed by the `redb` database; [`MemoryStore`]
+//! keeps them in memory for tests. Other backends (Postgres, Redis, ...) implement [`Store`].
+
+mod checkpoint;
+mod embedded;
+mod memory;
+#[cfg(test)]
+mod tests;
+
+pub use checkpoint::{
+    Checkpoint, CheckpointError, CronEntry, FORMAT, PendingInstruction, PendingTimer, VERSION,
+};
+pub use embedded::RedbStore;
+pub use memory::MemoryStore;
+
+use std::fmt;
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+
+/// Where checkpoints are kept.
+///
+/// `save` must be atomic: after it returns an error, or after a crash in the middle of it, the
+/// store holds either the previous checkpoint under that key or the new one, complete, and
+/// never a mix. Methods return boxed futures so the trait stays object-safe (`Arc<dyn Store>`)
+/// and backends can do real async I/O.
+///
+/// ```
+/// # async fn demo() -> Result<(), agent_runtime::store::StoreError> {
+/// use agent_runtime::store::{MemoryStore, Store};
+/// let store = MemoryStore::new();
+/// store.save("order-17", b"{}").await?;
+/// assert_eq!(store.load("order-17").await?.as_deref(), Some(&b"{}"[..]));
+/// assert_eq!(store.keys().await?, ["order-17"]);
+/// # Ok(()) }
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(demo()).unwrap();
+/// ```
+pub trait Store: Send + Sync + fmt::Debug {
+    /// Writes `checkpoint` under `key`, replacing what was there, atomically.
+    fn save<'a>(
+        &'a self,
+        key: &'a str,
+        checkpoint: &'a [u8],
+    ) -> BoxFuture<'a, Result<(), StoreError>>;
+
+    /// The checkpoint under `key`, if any.
+    fn load<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<Vec<u8>>, StoreError>>;
+
+    /// Removes the checkpoint under `key`; whether there was one.
+    fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<bool, StoreError>>;
+
+    /// Every key, in ascending order.
+    fn keys(&self) -> BoxFuture<'_, Result<Vec<String>, StoreError>>;
+}
+
+impl<T: Store + ?Sized> Store for Arc<T> {
+    fn save<'a>(
+        &'a self,
+        key: &'a str,
+        checkpoint: &'a [u8],
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        (**self).save(key, checkpoint)
+    }
+    fn load<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<Vec<u8>>, StoreError>> {
+        (**self).load(key)
+    }
+    fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
+        (**self).delete(key)
+    }
+    fn keys(&self) -> BoxFuture<'_, Result<Vec<String>, StoreError>> {
+        (**self).keys()
+    }
+}
+
+/// A store could not be opened, read or written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// The store could not be opened.
+    #[error("cannot open the checkpoint store at `{location}`: {message}")]
+    Open {
+        /// Where the store is (a path, a URL).
+        location: String,
+        /// Why it failed, with a hint.
+        message: String,
+    },
+    /// An operation failed.
+    #[error("the checkpoint store failed to {operation} `{key}`: {message}")]
+    Io {
+        /// `save`, `load`, `delete` or `list`.
+        operation: &'static str,
+        /// The key involved (empty for `list`).
+        key: String,
+        /// Why it failed.
+        message: String,
+    },
+}
+
+impl StoreError {
+    /// An operation on `key` failed with `error`.
+    pub fn io(operation: &'static str, key: &str, error: impl fmt::Display) -> Self {
+        StoreError::Io {
+            operation,
+            key: key.to_string(),
+            message: error.to_string(),
+        }
+    }
+}

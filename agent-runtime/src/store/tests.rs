@@ -1,0 +1,295 @@
+//! Store tests: the embedded store under torn writes, checkpoint decoding, the memory store.
+
+use std::io;
+use std::sync::{Arc, Mutex};
+
+use redb::{Database, StorageBackend};
+use serde_json::json;
+
+use super::{Checkpoint, MemoryStore, RedbStore, Store};
+use crate::signal::Signal;
+use crate::testing::Counter;
+use crate::{Agent, AgentSpec};
+
+/// A disk image. Writes land in `live`; a sync copies `live` to `durable`. When armed, the
+/// n-th write from then on writes only the first half of its bytes and fails, and the "disk"
+/// dies: every later write and sync fails too, as after a power cut.
+#[derive(Debug, Default)]
+struct Image {
+    live: Vec<u8>,
+    durable: Vec<u8>,
+    writes: u64,
+    tear_at: Option<u64>,
+    dead: bool,
+}
+
+#[derive(Debug, Clone, Default)]
+struct TornDisk(Arc<Mutex<Image>>);
+
+impl TornDisk {
+    fn from_bytes(bytes: Vec<u8>) -> Self {
+        TornDisk(Arc::new(Mutex::new(Image {
+            durable: bytes.clone(),
+            live: bytes,
+            ..Image::default()
+        })))
+    }
+
+    fn image(&self) -> std::sync::MutexGuard<'_, Image> {
+        self.0.lock().unwrap()
+    }
+
+    /// Tear the `n`-th write (0-based) from now on.
+    fn tear_at(&self, n: u64) {
+        let mut image = self.image();
+        image.tear_at = Some(image.writes + n);
+    }
+}
+
+fn dead() -> io::Error {
+    io::Error::other("the disk is gone (simulated power cut)")
+}
+
+impl StorageBackend for TornDisk {
+    fn len(&self) -> Result<u64, io::Error> {
+        Ok(self.image().live.len() as u64)
+    }
+
+    fn read(&self, offset: u64, out: &mut [u8]) -> Result<(), io::Error> {
+        let image = self.image();
+        let start = offset as usize;
+        let bytes = image
+            .live
+            .get(start..start + out.len())
+            .ok_or_else(|| io::Error::from(io::ErrorKind::UnexpectedEof))?;
+        out.copy_from_slice(bytes);
+        Ok(())
+    }
+
+    fn set_len(&self, len: u64) -> Result<(), io::Error> {
+        let mut image = self.image();
+        if image.dead {
+            return Err(dead());
+        }
+        image.live.resize(len as usize, 0);
+        Ok(())
+    }
+
+    fn sync_data(&self) -> Result<(), io::Error> {
+        let mut image = self.image();
+        if image.dead {
+            return Err(dead());
+        }
+        image.durable = image.live.clone();
+        Ok(())
+    }
+
+    fn write(&self, offset: u64, data: &[u8]) -> Result<(), io::Error> {
+        let mut image = self.image();
+        if image.dead {
+            return Err(dead());
+        }
+        let torn = image.tear_at == Some(image.writes);
+        image.writes += 1;
+        let data = if torn { &data[..data.len() / 2] } else { data };
+        let start = offset as usize;
+        if image.live.len() < start + data.len() {
+            image.live.resize(start + data.len(), 0);
+        }
+        image.live[start..start + data.len()].copy_from_slice(data);
+        if torn {
+            image.dead = true;
+            return Err(dead());
+        }
+        Ok(())
+    }
+}
+
+fn open(disk: TornDisk) -> RedbStore {
+    RedbStore::from_database(
+        Database::builder()
+            .create_with_backend(disk)
+            .expect("the image opens"),
+    )
+}
+
+fn checkpoint_of(value: i64) -> Vec<u8> {
+    let mut agent = Counter::new().with_id("c");
+    agent.state_mut().value = value;
+    Checkpoint {
+        agent: serde_json::to_value(&agent).unwrap(),
+        timers: vec![super::PendingTimer {
+            due_at: "2030-01-01T00:00:00Z".parse().unwrap(),
+            // Big enough to span several pages, so a commit makes many writes.
+            signal: Signal::with_id(
+                "t",
+                "counter.add",
+                json!({"by": 1, "pad": "x".repeat(20_000)}),
+            ),
+        }],
+        cron: Vec::new(),
+        in_flight: Vec::new(),
+        saved_at: "2026-01-01T00:00:00Z".parse().unwrap(),
+    }
+    .encode()
+    .unwrap()
+}
+
+fn value_in(store: &RedbStore) -> i64 {
+    let bytes = futures::executor::block_on(store.load("c"))
+        .expect("the store reads")
+        .expect("a checkpoint is there");
+    let agent: Agent<Counter> = Checkpoint::decode(&bytes)
+        .expect("the checkpoint is intact")
+        .restore()
+        .expect("and restores");
+    agent.state().value
+}
+
+/// A checkpoint write torn at any point, on any image of what reached the disk, leaves a
+/// readable checkpoint: the previous one, or (when the tear came after the commit point) the
+/// new one, whole.
+#[test]
+fn a_torn_checkpoint_write_leaves_the_previous_checkpoint_readable() {
+    // How many writes a save makes, measured on an intact disk.
+    let disk = TornDisk::default();
+    let store = open(disk.clone());
+    futures::executor::block_on(store.save("c", &checkpoint_of(1))).unwrap();
+    let before = disk.image().writes;
+    futures::executor::block_on(store.save("c", &checkpoint_of(2))).unwrap();
+    let writes_per_save = disk.image().writes - before;
+    assert!(
+        writes_per_save >= 3,
+        "a save makes several writes ({writes_per_save})"
+    );
+    drop(store);
+
+    let mut kept_old = 0;
+    for tear in 0..writes_per_save {
+        let disk = TornDisk::default();
+        let store = open(disk.clone());
+        futures::executor::block_on(store.save("c", &checkpoint_of(1))).unwrap();
+        disk.tear_at(tear);
+        let failed = futures::executor::block_on(store.save("c", &checkpoint_of(2)));
+        assert!(failed.is_err(), "tear {tear}: the save reports the failure");
+        drop(store);
+        let (live, durable) = {
+            let image = disk.image();
+            (image.live.clone(), image.durable.clone())
+        };
+        for (which, bytes) in [("live", live), ("durable", durable)] {
+            let value = value_in(&open(TornDisk::from_bytes(bytes)));
+            assert!(
+                value == 1 || value == 2,
+                "tear {tear}, {which} image: {value}"
+            );
+            if tear == 0 {
+                assert_eq!(
+                    value, 1,
+                    "{which} image: torn at its first write, nothing new is visible"
+                );
+            }
+            if value == 1 {
+                kept_old += 1;
+            }
+        }
+    }
+    assert!(
+        kept_old > 0,
+        "tears before the commit point keep the previous checkpoint"
+    );
+}
+
+#[test]
+fn the_memory_store_keeps_keys_in_order() {
+    let store = MemoryStore::new();
+    futures::executor::block_on(async {
+        store.save("b", b"2").await.unwrap();
+        store.save("a", b"1").await.unwrap();
+        store.save("a", b"3").await.unwrap();
+        assert_eq!(store.keys().await.unwrap(), ["a", "b"]);
+        assert_eq!(store.load("a").await.unwrap().as_deref(), Some(&b"3"[..]));
+        assert!(store.delete("a").await.unwrap());
+        assert_eq!(store.load("a").await.unwrap(), None);
+    });
+}
+
+#[test]
+fn the_embedded_store_works_without_a_runtime_and_reports_open_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("c.redb");
+    let store = RedbStore::open(&path).unwrap();
+    assert_eq!(store.path(), Some(path.as_path()));
+    futures::executor::block_on(async {
+        assert_eq!(store.load("none").await.unwrap(), None);
+        assert!(store.keys().await.unwrap().is_empty());
+        store.save("k", b"v").await.unwrap();
+    });
+    // A second handle on the same file in the same process is refused, with a hint.
+    let err = RedbStore::open(&path).unwrap_err().to_string();
+    assert!(
+        err.starts_with(&format!(
+            "cannot open the checkpoint store at `{}`",
+            path.display()
+        )),
+        "{err}"
+    );
+    assert!(
+        err.ends_with("only one process (and one `RedbStore`) may open a database file at a time"),
+        "{err}"
+    );
+    // A file that is not a database.
+    let bogus = dir.path().join("bogus.redb");
+    std::fs::write(&bogus, b"definitely not a redb file, just some text").unwrap();
+    assert!(RedbStore::open(&bogus).is_err());
+}
+
+#[test]
+fn checkpoints_round_trip_and_name_their_agent() {
+    let bytes = checkpoint_of(7);
+    let checkpoint = Checkpoint::decode(&bytes).unwrap();
+    assert_eq!(checkpoint.agent_name(), Some("Counter"));
+    assert_eq!(checkpoint.agent_id(), Some("c"));
+    assert_eq!(
+        Checkpoint::decode(&checkpoint.encode().unwrap()).unwrap(),
+        checkpoint
+    );
+    let wire: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!(wire["format"], "stratagem.checkpoint");
+    assert_eq!(wire["version"], 1);
+}
+
+#[test]
+fn malformed_checkpoints_are_errors_never_panics() {
+    let cases: &[&[u8]] = &[
+        b"",
+        b"[]",
+        b"null",
+        b"{\"format\": 3}",
+        b"{\"format\": \"stratagem.checkpoint\"}",
+        b"{\"format\": \"stratagem.checkpoint\", \"version\": \"1\"}",
+        b"{\"format\": \"stratagem.checkpoint\", \"version\": 1}",
+        b"{\"format\": \"stratagem.checkpoint\", \"version\": 1, \"agent\": 5, \"saved_at\": \"x\"}",
+    ];
+    for bytes in cases {
+        let err = Checkpoint::decode(bytes).unwrap_err();
+        assert!(
+            err.to_string().starts_with("the checkpoint is corrupt: "),
+            "{}: {err}",
+            String::from_utf8_lossy(bytes)
+        );
+    }
+    // Well-formed, but the agent part is not an agent.
+    let checkpoint = Checkpoint::decode(
+        br#"{"format": "stratagem.checkpoint", "version": 1, "agent": 5, "saved_at": "2026-01-01T00:00:00Z"}"#,
+    )
+    .unwrap();
+    assert!(checkpoint.restore::<Counter>().is_err());
+}
+
+proptest::proptest! {
+    #[test]
+    fn decoding_arbitrary_bytes_never_panics(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..256)) {
+        let _ = Checkpoint::decode(&bytes);
+    }
+}
