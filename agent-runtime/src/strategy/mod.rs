@@ -1,8 +1,10 @@
 //! The strategy contract and the built-in strategies.
 
+mod behavior_tree;
 mod direct;
 mod dispatch;
 
+pub use behavior_tree::{BehaviorTree, BehaviorTreeState, TreeAgent};
 pub use direct::{Direct, DirectState};
 pub use dispatch::{Dispatch, complete_action, dispatch_action};
 
