@@ -82,7 +82,7 @@ fn initial(cx: &Ctxt, fsm: &FsmDef) {
                 "this FSM has no `initial` state",
             )
             .label("no `initial` in this block")
-            .help(match fsm.states().first() {
+            .help(match fsm.rows.first().map(|r| &r.from) {
                 Some(first) => format!(
                     "declare where the machine starts, for example `initial {}`",
                     first.value

@@ -2,7 +2,7 @@
 //! and `impl FsmSpec` whose transition function is one `match` on `(state, event)`.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
 
 use super::ident;
 use crate::graph;
@@ -284,9 +284,12 @@ fn guarded(rows: &[&RowDef], state_ty: &syn::Ident, rt: &TokenStream) -> TokenSt
         body = match &row.guard {
             Some(guard) => {
                 let name = path_text(&guard.value);
+                let span = guard.span.to_proc_macro();
                 let guard = &guard.value;
+                // Spanned at the guard, so a function that is not a guard is reported there.
+                let check = quote_spanned!(span=> #rt::Guard::<Self, _>::check(&#guard, #name, agent, params));
                 quote! {
-                    match #rt::Guard::<Self, _>::check(&#guard, #name, agent, params) {
+                    match #check {
                         ::core::result::Result::Ok(true) => #fire,
                         ::core::result::Result::Ok(false) => #body,
                         ::core::result::Result::Err(error) => #rt::Transition::BadParams { guard: #name, error },
