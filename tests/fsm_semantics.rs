@@ -219,7 +219,8 @@ fn no_row_is_an_invalid_transition_and_changes_nothing() {
     assert_eq!(frozen(&ticket), before);
 
     // The untyped path reports the same error as a directive, with the instruction as context.
-    let directives = ticket.cmd(Instruction::new("finish", json!({"progress": 100})).with_id("i-1"));
+    let directives =
+        ticket.cmd(Instruction::new("finish", json!({"progress": 100})).with_id("i-1"));
     let [Directive::Error { error, context }] = directives.as_slice() else {
         panic!("{directives:?}")
     };
@@ -287,24 +288,27 @@ fn a_failing_action_leaves_state_and_position_unchanged() {
     ticket.init();
     ticket.state_mut().fail_exit = true;
     let before = frozen(&ticket);
-    let error = ticket
-        .cmd(TicketEvent::Start.with(by("ada")))
-        .unwrap_err();
+    let error = ticket.cmd(TicketEvent::Start.with(by("ada"))).unwrap_err();
     assert!(
         matches!(&error, AgentError::Action { action, .. } if action == "leave_open"),
         "{error:?}"
     );
-    assert_eq!(frozen(&ticket), before, "not even the exit action's log line");
+    assert_eq!(
+        frozen(&ticket),
+        before,
+        "not even the exit action's log line"
+    );
 
     // The entry action fails after exit and row action succeeded: all three are undone.
     let mut ticket = owned();
     ticket.init();
     ticket.state_mut().fail_enter = true;
     let before = frozen(&ticket);
-    let error = ticket
-        .cmd(TicketEvent::Start.with(by("ada")))
-        .unwrap_err();
-    assert_eq!(error.to_string(), "action `enter_working` failed: entry refused");
+    let error = ticket.cmd(TicketEvent::Start.with(by("ada"))).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "action `enter_working` failed: entry refused"
+    );
     assert_eq!(frozen(&ticket), before);
 
     // The row's action fails, or panics.
@@ -355,7 +359,10 @@ fn after_rows_arm_a_schedule_on_entry_and_stale_timers_are_ignored() {
     let (_, second) = timer_of(&ticket.cmd(TicketEvent::Poke).unwrap());
     assert_eq!(second.data, json!({"state": "Open", "generation": 1}));
     let before = frozen(&ticket);
-    assert!(ticket.handle_signal(&first).is_empty(), "a stale timer is ignored");
+    assert!(
+        ticket.handle_signal(&first).is_empty(),
+        "a stale timer is ignored"
+    );
     assert_eq!(frozen(&ticket), before);
 
     // The current one fires the `after` row.
@@ -406,7 +413,11 @@ fn signals_reach_events_through_routes_with_their_data() {
     );
     assert_eq!(ticket.fsm_state(), TicketState::Working);
     assert_eq!(ticket.state().log[1], "begin by lin");
-    assert_eq!(ticket.state().audits, 1, "`ticket.**` reached the plain action too");
+    assert_eq!(
+        ticket.state().audits,
+        1,
+        "`ticket.**` reached the plain action too"
+    );
 
     // Bad parameters through a signal: an error directive, the machine does not move.
     let mut ticket = owned();
@@ -442,7 +453,10 @@ fn an_unknown_event_names_the_events_and_actions() {
 fn generated_enums_use_the_dsl_names() {
     assert_eq!(TicketState::Working.to_string(), "Working");
     assert_eq!(TicketEvent::FailHere.to_string(), "fail_here");
-    assert_eq!(TicketEvent::from_name("panic_here"), Some(TicketEvent::PanicHere));
+    assert_eq!(
+        TicketEvent::from_name("panic_here"),
+        Some(TicketEvent::PanicHere)
+    );
     assert_eq!(TicketState::default(), TicketState::Open);
     assert_eq!(
         TicketState::ALL,
@@ -453,7 +467,10 @@ fn generated_enums_use_the_dsl_names() {
             TicketState::Working
         ]
     );
-    assert_eq!(serde_json::to_value(TicketEvent::FailHere).unwrap(), "fail_here");
+    assert_eq!(
+        serde_json::to_value(TicketEvent::FailHere).unwrap(),
+        "fail_here"
+    );
     assert_eq!(
         serde_json::from_value::<TicketState>(json!("Closed")).unwrap(),
         TicketState::Closed

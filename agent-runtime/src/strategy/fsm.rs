@@ -243,9 +243,8 @@ pub struct FsmState<St> {
 
 /// An event with parameters for `cmd`: the parameters go to the row's action.
 ///
-/// ```ignore
-/// order.cmd(OrderEvent::Pay.with(json!({"amount": 12.5})))?;
-/// ```
+/// Generated event enums build it with `with`:
+/// `order.cmd(OrderEvent::Pay.with(json!({"amount": 12.5})))?`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WithParams<E> {
     /// The event.
@@ -535,7 +534,7 @@ pub fn after_name(delay: Duration) -> String {
     let ms = delay.as_millis();
     let unit = [(3_600_000, "h"), (60_000, "m"), (1_000, "s")]
         .into_iter()
-        .find(|(factor, _)| ms > 0 && ms % factor == 0);
+        .find(|(factor, _)| ms > 0 && ms.is_multiple_of(*factor));
     match unit {
         Some((factor, unit)) => format!("after {}{unit}", ms / factor),
         None => format!("after {ms}ms"),

@@ -68,7 +68,10 @@ fn reserved(cx: &Ctxt, name: &Name, variant: &str, what: &str) {
                 ),
             )
             .label("reserved by the generated code")
-            .help(format!("rename the {what}; {} are taken", super::suggest::list(RESERVED))),
+            .help(format!(
+                "rename the {what}; {} are taken",
+                super::suggest::list(RESERVED)
+            )),
         );
     }
 }
@@ -121,7 +124,10 @@ fn declarations(cx: &Ctxt, fsm: &FsmDef, states: &[&Name]) {
                 Diagnostic::error(
                     codes::FSM_DUPLICATE_DECLARATION,
                     terminal.state.span,
-                    format!("state `{}` is declared `terminal` twice", terminal.state.value),
+                    format!(
+                        "state `{}` is declared `terminal` twice",
+                        terminal.state.value
+                    ),
                 )
                 .label("declared again")
                 .secondary(first.state.span, "first declared")
@@ -139,10 +145,7 @@ fn declarations(cx: &Ctxt, fsm: &FsmDef, states: &[&Name]) {
                 Diagnostic::error(
                     codes::FSM_DUPLICATE_DECLARATION,
                     hook.state.span,
-                    format!(
-                        "state `{}` has two `{keyword}` actions",
-                        hook.state.value
-                    ),
+                    format!("state `{}` has two `{keyword}` actions", hook.state.value),
                 )
                 .label(format!("second `{keyword}`"))
                 .secondary(first.state.span, format!("first `{keyword}`"))
@@ -186,10 +189,7 @@ fn rows(cx: &Ctxt, fsm: &FsmDef) {
                 Diagnostic::error(
                     codes::FSM_TERMINAL_OUTGOING,
                     row.from.span,
-                    format!(
-                        "terminal state `{}` has an outgoing row",
-                        row.from.value
-                    ),
+                    format!("terminal state `{}` has an outgoing row", row.from.value),
                 )
                 .label("leaves a terminal state")
                 .secondary(terminal.state.span, "declared terminal")
@@ -283,7 +283,8 @@ fn reachability(cx: &Ctxt, fsm: &FsmDef, states: &[&Name]) {
     let Some(initial) = fsm.initial_state() else {
         return;
     };
-    let mut reached: HashMap<&str, bool> = states.iter().map(|s| (s.value.as_str(), false)).collect();
+    let mut reached: HashMap<&str, bool> =
+        states.iter().map(|s| (s.value.as_str(), false)).collect();
     let mut queue = VecDeque::from([initial.value.as_str()]);
     reached.insert(&initial.value, true);
     while let Some(state) = queue.pop_front() {
@@ -353,7 +354,10 @@ mod tests {
     use crate::model::AgentDef;
 
     fn agent(attr: proc_macro2::TokenStream) -> AgentDef {
-        let item: syn::Item = syn::parse2(quote!(struct Order;)).unwrap();
+        let item: syn::Item = syn::parse2(quote!(
+            struct Order;
+        ))
+        .unwrap();
         crate::tokens::agent(attr, &item).unwrap()
     }
 
@@ -383,14 +387,20 @@ mod tests {
             panic!()
         };
         let states: Vec<&str> = fsm.states().iter().map(|s| s.value.as_str()).collect();
-        assert_eq!(states, ["Cart", "Delivered", "Cancelled", "Pending", "Paid"]);
+        assert_eq!(
+            states,
+            ["Cart", "Delivered", "Cancelled", "Pending", "Paid"]
+        );
         let events: Vec<&str> = fsm.events().iter().map(|s| s.value.as_str()).collect();
         assert_eq!(events, ["checkout", "pay", "cancel", "deliver"]);
     }
 
     #[test]
     fn every_rule_has_its_code() {
-        assert_eq!(codes(quote!(transitions { terminal B  A -> B on go })), ["E0301"]);
+        assert_eq!(
+            codes(quote!(transitions { terminal B  A -> B on go })),
+            ["E0301"]
+        );
         assert_eq!(
             codes(quote!(transitions { initial A initial B terminal B A -> B on go })),
             ["E0302"]
@@ -432,11 +442,15 @@ mod tests {
             ["E0311"]
         );
         assert_eq!(
-            codes(quote!(transitions { initial A terminal B A -> B on pay_now A -> B on payNow if g })),
+            codes(
+                quote!(transitions { initial A terminal B A -> B on pay_now A -> B on payNow if g })
+            ),
             ["E0108"]
         );
         assert_eq!(
-            codes(quote!(transitions { initial A terminal B A -> B on go }, routes { "x" => stop })),
+            codes(
+                quote!(transitions { initial A terminal B A -> B on go }, routes { "x" => stop })
+            ),
             ["E0203"]
         );
     }
@@ -457,7 +471,11 @@ mod tests {
             "state `Pendng` is unreachable from the initial state `Cart`"
         );
         assert!(
-            unreachable.help.as_deref().unwrap().contains("did you mean `Pending`?"),
+            unreachable
+                .help
+                .as_deref()
+                .unwrap()
+                .contains("did you mean `Pending`?"),
             "{unreachable:?}"
         );
     }

@@ -29,7 +29,9 @@ pub fn agent(def: &AgentDef) -> TokenStream {
         _ => quote!(),
     };
     let events: Vec<String> = match def.strategy.get() {
-        Some(StrategyDef::Fsm(machine)) => machine.events().iter().map(|e| e.value.clone()).collect(),
+        Some(StrategyDef::Fsm(machine)) => {
+            machine.events().iter().map(|e| e.value.clone()).collect()
+        }
         _ => Vec::new(),
     };
 

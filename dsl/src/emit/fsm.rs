@@ -5,8 +5,8 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 
 use super::ident;
-use crate::graph;
 use crate::check::fsm::RESERVED;
+use crate::graph;
 use crate::model::{AgentDef, FsmDef, HookKind, RowDef, TerminalKind, event_variant};
 
 /// The name of the generated state enum.
@@ -44,9 +44,8 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
         .unwrap_or_else(|| state_variants[0].clone());
     let dot = graph::fsm::dot(name, fsm);
     let mermaid = graph::fsm::mermaid(fsm);
-    let state_doc = format!(
-        "The states of [`{name}`]'s machine, named as declared.\n\n```text\n{mermaid}```"
-    );
+    let state_doc =
+        format!("The states of [`{name}`]'s machine, named as declared.\n\n```text\n{mermaid}```");
     let event_doc = format!(
         "The events of [`{name}`]'s machine: `agent.cmd({event_ty}::X)` fires one, \
          `{event_ty}::X.with(params)` with parameters for the row's action."

@@ -55,7 +55,12 @@ pub fn dot(name: &str, fsm: &FsmDef) -> String {
             None => {}
         }
         if !attrs.is_empty() {
-            let _ = writeln!(out, "    {} [{}];", quote_id(&state.value), attrs.join(", "));
+            let _ = writeln!(
+                out,
+                "    {} [{}];",
+                quote_id(&state.value),
+                attrs.join(", ")
+            );
         }
     }
     for row in &fsm.rows {
@@ -82,7 +87,13 @@ pub fn mermaid(fsm: &FsmDef) -> String {
         let _ = writeln!(out, "    [*] --> {}", initial.value);
     }
     for row in &fsm.rows {
-        let _ = writeln!(out, "    {} --> {}: {}", row.from.value, row.to.value, label(row));
+        let _ = writeln!(
+            out,
+            "    {} --> {}: {}",
+            row.from.value,
+            row.to.value,
+            label(row)
+        );
     }
     for state in fsm.states() {
         for line in hook_lines(fsm, &state.value) {
@@ -123,7 +134,7 @@ pub fn duration(d: DurationMs) -> String {
     let ms = d.0;
     [(3_600_000, "h"), (60_000, "m"), (1_000, "s")]
         .into_iter()
-        .find(|(factor, _)| ms > 0 && ms % factor == 0)
+        .find(|(factor, _)| ms > 0 && ms.is_multiple_of(*factor))
         .map_or_else(
             || format!("{ms}ms"),
             |(factor, unit)| format!("{}{unit}", ms / factor),
@@ -142,13 +153,20 @@ fn hook_lines(fsm: &FsmDef, state: &str) -> Vec<String> {
 
 fn path(path: &syn::Path) -> String {
     let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-    let prefix = if path.leading_colon.is_some() { "::" } else { "" };
+    let prefix = if path.leading_colon.is_some() {
+        "::"
+    } else {
+        ""
+    };
     format!("{prefix}{}", segments.join("::"))
 }
 
 /// A DOT identifier: bare when it is one, quoted otherwise.
 fn quote_id(id: &str) -> String {
-    let bare = id.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
+    let bare = id
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_alphabetic() || c == '_')
         && id.chars().all(|c| c.is_alphanumeric() || c == '_')
         && !matches!(
             id.to_ascii_lowercase().as_str(),
@@ -168,7 +186,9 @@ mod tests {
     use crate::model::StrategyDef;
 
     fn order() -> FsmDef {
-        let item: syn::Item = syn::parse_quote!(struct Order;);
+        let item: syn::Item = syn::parse_quote!(
+            struct Order;
+        );
         let attr = quote::quote!(transitions {
             initial Cart
             terminal Delivered

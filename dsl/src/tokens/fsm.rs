@@ -60,9 +60,8 @@ pub fn transitions(input: ParseStream<'_>, span: proc_macro2::Span) -> syn::Resu
 }
 
 fn state(input: ParseStream<'_>, after: &str) -> syn::Result<Name> {
-    common::name(input).map_err(|e| {
-        syn::Error::new(e.span(), format!("expected a state name after `{after}`"))
-    })
+    common::name(input)
+        .map_err(|e| syn::Error::new(e.span(), format!("expected a state name after `{after}`")))
 }
 
 fn terminal(input: ParseStream<'_>) -> syn::Result<TerminalDef> {
