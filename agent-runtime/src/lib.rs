@@ -44,7 +44,10 @@ pub use runner::Runner;
 pub use signal::Signal;
 pub use snapshot::{Snapshot, Status};
 pub use state_op::{StateOp, StatePath};
-pub use strategy::{BehaviorTree, BehaviorTreeState, Direct, DirectState, Strategy, TreeAgent};
+pub use strategy::{
+    BehaviorTree, BehaviorTreeState, Direct, DirectState, Fsm, FsmSpec, FsmState, Strategy,
+    TreeAgent,
+};
 
 /// Items generated code relies on; not a stable API.
 #[doc(hidden)]
