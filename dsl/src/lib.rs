@@ -7,8 +7,13 @@
 
 #![forbid(unsafe_code)]
 
+pub mod build;
 pub mod check;
 pub mod emit;
 pub mod expand;
 pub mod model;
+pub mod report;
+pub mod syntax;
 pub mod tokens;
+
+pub use build::{BuildError, Builder};
