@@ -47,11 +47,40 @@ fn run(source: &str) {
 /// Small edits of a valid file: delete, duplicate or replace a byte range with a token.
 fn mutated() -> impl Strategy<Value = String> {
     let tokens = prop::sample::select(vec![
-        "{", "}", "(", ")", "\"", "/*", "//", "->", "=>", "::", ",", "=", "0", "-1", "999999999999999999999999",
-        "0ms", "1.5", "agent", "state", "fsm", "behavior", "type", "é", "\n", " ",
+        "{",
+        "}",
+        "(",
+        ")",
+        "\"",
+        "/*",
+        "//",
+        "->",
+        "=>",
+        "::",
+        ",",
+        "=",
+        "0",
+        "-1",
+        "999999999999999999999999",
+        "0ms",
+        "1.5",
+        "agent",
+        "state",
+        "fsm",
+        "behavior",
+        "type",
+        "é",
+        "\n",
+        " ",
     ]);
-    (prop::sample::select(SEEDS.to_vec()), any::<prop::sample::Index>(), 0usize..12, tokens, 0u8..3).prop_map(
-        |(seed, at, len, token, op)| {
+    (
+        prop::sample::select(SEEDS.to_vec()),
+        any::<prop::sample::Index>(),
+        0usize..12,
+        tokens,
+        0u8..3,
+    )
+        .prop_map(|(seed, at, len, token, op)| {
             let mut at = at.index(seed.len() + 1);
             while !seed.is_char_boundary(at) {
                 at -= 1;
@@ -65,8 +94,7 @@ fn mutated() -> impl Strategy<Value = String> {
                 1 => format!("{}{}{}", &seed[..end], &seed[at..end], &seed[end..]),
                 _ => format!("{}{}{}", &seed[..at], token, &seed[end..]),
             }
-        },
-    )
+        })
 }
 
 proptest! {

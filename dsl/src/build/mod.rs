@@ -121,13 +121,15 @@ impl Builder {
                 .ok_or(BuildError::NoOutDir)?,
         };
         let runtime = match &self.runtime {
-            Some(text) => Some(syn::parse_str::<syn::Path>(text).map_err(|e| BuildError::Io {
-                path: PathBuf::from(text),
-                error: std::io::Error::new(
-                    std::io::ErrorKind::InvalidInput,
-                    format!("`{text}` is not a runtime path: {e}"),
-                ),
-            })?),
+            Some(text) => Some(
+                syn::parse_str::<syn::Path>(text).map_err(|e| BuildError::Io {
+                    path: PathBuf::from(text),
+                    error: std::io::Error::new(
+                        std::io::ErrorKind::InvalidInput,
+                        format!("`{text}` is not a runtime path: {e}"),
+                    ),
+                })?,
+            ),
             None => None,
         };
 
@@ -143,7 +145,11 @@ impl Builder {
                 path: path.to_path_buf(),
                 error,
             })?;
-            let stem = path.file_stem().unwrap_or_default().to_string_lossy().into_owned();
+            let stem = path
+                .file_stem()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
             let target = out_dir.join(format!("{stem}.rs"));
             if let Some((other, _, _)) = outputs.iter().find(|(_, t, _)| *t == target) {
                 return Err(BuildError::SameStem(other.clone(), path.to_path_buf()));
@@ -169,7 +175,10 @@ impl Builder {
                 let at = report::location(&sources, d.span)
                     .map(|l| format!("{}:{}:{}: ", l.file, l.line, l.column))
                     .unwrap_or_default();
-                println!("cargo::{directive}={at}{directive}[{}]: {}", d.code, d.message);
+                println!(
+                    "cargo::{directive}={at}{directive}[{}]: {}",
+                    d.code, d.message
+                );
             }
         }
         if errors > 0 {

@@ -4,9 +4,9 @@
 use proc_macro2::TokenStream;
 
 use crate::check::{self, Diagnostic};
+use crate::emit;
 use crate::model::{FileId, Span};
 use crate::syntax::{self, FileDef};
-use crate::emit;
 
 /// A file that compiled.
 #[derive(Debug, Clone)]
@@ -20,7 +20,10 @@ pub struct Compiled {
 }
 
 /// Parses and checks a file: its model and warnings, or every diagnostic.
-pub fn check_source(file: FileId, source: &str) -> Result<(FileDef, Vec<Diagnostic>), Vec<Diagnostic>> {
+pub fn check_source(
+    file: FileId,
+    source: &str,
+) -> Result<(FileDef, Vec<Diagnostic>), Vec<Diagnostic>> {
     let (def, mut diagnostics) = syntax::parse_partial(file, source)?;
     match check::file(&def.agents) {
         Ok(warnings) | Err(warnings) => diagnostics.extend(warnings),

@@ -57,7 +57,9 @@ fn check_default(cx: &Ctxt, field: &Field) {
             )
             .label(format!("not a `{}`", type_text(why.ty)))
             .secondary(field.ty.span, "declared type")
-            .help("change the default or the type; leave the default out to use `Default::default()`"),
+            .help(
+                "change the default or the type; leave the default out to use `Default::default()`",
+            ),
         );
     }
 }
@@ -74,8 +76,11 @@ pub fn type_text(ty: &syn::Type) -> String {
     let mut out = String::with_capacity(text.len());
     for (i, part) in text.split(' ').enumerate() {
         let prev = out.chars().last();
-        let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '\'');
-        if i > 0 && (word(prev) && word(part.chars().next()) || prev == Some(',') || prev == Some(';')) {
+        let word =
+            |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '\'');
+        if i > 0
+            && (word(prev) && word(part.chars().next()) || prev == Some(',') || prev == Some(';'))
+        {
             out.push(' ');
         }
         out.push_str(part);

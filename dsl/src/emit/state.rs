@@ -53,6 +53,8 @@ pub fn state_struct(def: &AgentDef) -> TokenStream {
             #(#[doc = #docs] pub #names: #types,)*
         }
 
+        // The defaults may all be the type's own defaults; the impl is still the declared one.
+        #[allow(clippy::derivable_impls)]
         impl ::core::default::Default for #agent {
             fn default() -> Self {
                 #agent {

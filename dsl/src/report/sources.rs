@@ -30,12 +30,16 @@ impl Sources {
 
     /// A file's name.
     pub fn name(&self, file: FileId) -> &str {
-        self.files.get(file.0 as usize).map_or("<unknown>", |f| f.name().as_str())
+        self.files
+            .get(file.0 as usize)
+            .map_or("<unknown>", |f| f.name().as_str())
     }
 
     /// A file's text.
     pub fn source(&self, file: FileId) -> &str {
-        self.files.get(file.0 as usize).map_or("", |f| f.source().as_str())
+        self.files
+            .get(file.0 as usize)
+            .map_or("", |f| f.source().as_str())
     }
 
     pub(crate) fn files(&self) -> &SimpleFiles<String, String> {

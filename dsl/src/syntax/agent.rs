@@ -90,7 +90,11 @@ fn strategy(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> Option<StrategyDef
             None
         }
         Rule::strategy_ai => {
-            let kind = inner.clone().into_inner().next().map_or("react", |k| k.as_str());
+            let kind = inner
+                .clone()
+                .into_inner()
+                .next()
+                .map_or("react", |k| k.as_str());
             cx.push(unsupported(
                 file,
                 &inner,

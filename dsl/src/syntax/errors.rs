@@ -49,7 +49,13 @@ pub fn syntax_error(file: FileId, source: &str, error: &Error<Rule>) -> Diagnost
             let inside = |r: &&Rule| {
                 !matches!(
                     r,
-                    Rule::field | Rule::route | Rule::fsm_row | Rule::node | Rule::composite | Rule::decorator | Rule::leaf
+                    Rule::field
+                        | Rule::route
+                        | Rule::fsm_row
+                        | Rule::node
+                        | Rule::composite
+                        | Rule::decorator
+                        | Rule::leaf
                 )
             };
             if let Some((word, keyword)) = rule.filter(inside).and_then(|r| rule_words(*r)) {
@@ -73,7 +79,8 @@ pub fn syntax_error(file: FileId, source: &str, error: &Error<Rule>) -> Diagnost
             // `ParsingToken` is not exported; its Display form is the token itself, a range
             // `a..z`, or `BUILTIN_RULE`.
             let token = token.to_string();
-            let is_range = token.chars().count() == 4 && token.chars().skip(1).take(2).all(|c| c == '.');
+            let is_range =
+                token.chars().count() == 4 && token.chars().skip(1).take(2).all(|c| c == '.');
             if token == "BUILTIN_RULE" || is_range || is_noise(&token) {
                 continue;
             }
@@ -128,7 +135,10 @@ pub fn syntax_error(file: FileId, source: &str, error: &Error<Rule>) -> Diagnost
 /// numbers and names.
 fn is_noise(token: &str) -> bool {
     token.trim().is_empty()
-        || matches!(token, "//" | "/*" | "\n" | "\r" | "\t" | "\u{feff}" | "-" | "." | "_" | "'" | "\\")
+        || matches!(
+            token,
+            "//" | "/*" | "\n" | "\r" | "\t" | "\u{feff}" | "-" | "." | "_" | "'" | "\\"
+        )
 }
 
 /// A rule in words, and the keyword it stands for (for suggestions). `None` for rules that only

@@ -19,7 +19,7 @@ use crate::model::FileId;
 /// The file in canonical layout, or its syntax errors.
 pub fn format(file: FileId, source: &str) -> Result<String, Vec<Diagnostic>> {
     let root = parse_tree(file, source)?;
-    let tokens = tokenize(file, source).map_err(|d| vec![d])?;
+    let tokens = tokenize(file, source).map_err(|d| vec![*d])?;
     let mut layout = Layout::default();
     layout.visit(root);
     Ok(Printer::new(source, &layout).print(&tokens))
@@ -201,7 +201,9 @@ impl<'a> Printer<'a> {
             )
         };
         let prev_kind = self.prev.map(|p| p.kind).unwrap_or(TokenKind::Punct);
-        if self.layout.in_type(token.start) && self.prev.is_some_and(|p| self.layout.in_type(p.start)) {
+        if self.layout.in_type(token.start)
+            && self.prev.is_some_and(|p| self.layout.in_type(p.start))
+        {
             return (word(prev_kind) && word(token.kind)) || prev == "," || prev == ";";
         }
         if matches!(text, "," | ")" | "]" | ":" | "::" | "(") || matches!(prev, "(" | "[" | "::") {

@@ -49,7 +49,7 @@ impl Token {
 
 /// Splits `source` into tokens and comments; an unterminated string or block comment is an
 /// error at its opening.
-pub fn tokenize(file: FileId, source: &str) -> Result<Vec<Token>, Diagnostic> {
+pub fn tokenize(file: FileId, source: &str) -> Result<Vec<Token>, Box<Diagnostic>> {
     let bytes = source.as_bytes();
     let mut tokens = Vec::new();
     let mut i = 0;
@@ -100,7 +100,9 @@ pub fn tokenize(file: FileId, source: &str) -> Result<Vec<Token>, Diagnostic> {
         } else if c.is_ascii_alphabetic() || c == b'_' {
             i = word_end(bytes, i);
             TokenKind::Word
-        } else if c.is_ascii_digit() || (c == b'-' && bytes.get(i + 1).is_some_and(u8::is_ascii_digit)) {
+        } else if c.is_ascii_digit()
+            || (c == b'-' && bytes.get(i + 1).is_some_and(u8::is_ascii_digit))
+        {
             i += 1;
             while i < bytes.len() {
                 let b = bytes[i];
@@ -113,10 +115,17 @@ pub fn tokenize(file: FileId, source: &str) -> Result<Vec<Token>, Diagnostic> {
                 }
             }
             TokenKind::Number
-        } else if c == b'\'' && bytes.get(i + 1).is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_') {
+        } else if c == b'\''
+            && bytes
+                .get(i + 1)
+                .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
+        {
             i = word_end(bytes, i + 1);
             TokenKind::Lifetime
-        } else if ["->", "=>", "::"].iter().any(|p| source[i..].starts_with(p)) {
+        } else if ["->", "=>", "::"]
+            .iter()
+            .any(|p| source[i..].starts_with(p))
+        {
             i += 2;
             TokenKind::Punct
         } else {
@@ -139,18 +148,20 @@ fn word_end(bytes: &[u8], mut i: usize) -> usize {
     i
 }
 
-fn unterminated(file: FileId, start: usize, message: &str, help: &str) -> Diagnostic {
-    Diagnostic::error(
-        codes::UNTERMINATED,
-        Span::File {
-            file,
-            start,
-            end: start + if message.contains("comment") { 2 } else { 1 },
-        },
-        message,
+fn unterminated(file: FileId, start: usize, message: &str, help: &str) -> Box<Diagnostic> {
+    Box::new(
+        Diagnostic::error(
+            codes::UNTERMINATED,
+            Span::File {
+                file,
+                start,
+                end: start + if message.contains("comment") { 2 } else { 1 },
+            },
+            message,
+        )
+        .label("starts here and never ends")
+        .help(help),
     )
-    .label("starts here and never ends")
-    .help(help)
 }
 
 /// The token that starts at or after byte `at`, skipping whitespace and comments (for "found

@@ -71,7 +71,11 @@ pub fn number(cx: &Ctxt, file: FileId, pair: &Pair<'_, Rule>) -> Option<Spanned<
     let value = if let Ok(i) = clean.parse::<i128>() {
         Some(Number::Int(i))
     } else if clean.contains('.') && !clean.ends_with('.') {
-        clean.parse::<f64>().ok().filter(|f| f.is_finite()).map(Number::Float)
+        clean
+            .parse::<f64>()
+            .ok()
+            .filter(|f| f.is_finite())
+            .map(Number::Float)
     } else {
         None
     };
@@ -182,8 +186,7 @@ pub fn path(cx: &Ctxt, file: FileId, pair: &Pair<'_, Rule>) -> Option<(Spanned<s
     // Keywords and other names Rust cannot take are reported by the checker on `name`; the path
     // itself is built from raw-safe segments so lowering never fails on them.
     let segments = text.split("::").map(|segment| {
-        if crate::check::is_identifier(segment) || matches!(segment, "crate" | "self" | "super")
-        {
+        if crate::check::is_identifier(segment) || matches!(segment, "crate" | "self" | "super") {
             syn::Ident::new(segment, proc_macro2::Span::call_site())
         } else {
             syn::Ident::new("__invalid", proc_macro2::Span::call_site())

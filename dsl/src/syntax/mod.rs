@@ -81,7 +81,7 @@ pub fn parse_tree(file: FileId, source: &str) -> Result<Pair<'_, Rule>, Vec<Diag
     // Unterminated strings and comments are found by the lexer: pest would only report them at
     // the end of the file.
     if let Err(diagnostic) = lexer::tokenize(file, source) {
-        return Err(vec![diagnostic]);
+        return Err(vec![*diagnostic]);
     }
     pest::set_error_detail(true);
     match AgentParser::parse(Rule::file, source) {

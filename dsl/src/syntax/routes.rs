@@ -9,7 +9,9 @@ use crate::model::{FileId, RouteDef, RouteTargetDef};
 
 /// The routes of one `routes` block.
 pub fn routes(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> Vec<RouteDef> {
-    children(pair).filter_map(|route| self::route(cx, file, route)).collect()
+    children(pair)
+        .filter_map(|route| self::route(cx, file, route))
+        .collect()
 }
 
 fn route(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> Option<RouteDef> {

@@ -83,5 +83,9 @@ fn main() {
 
     let mut auditor = Auditor::new();
     auditor.handle_signal(&Signal::new("anything.at.all", json!(null)));
-    println!("{}: {} routes", <Auditor as AgentSpec>::NAME, Auditor::routes().len());
+    println!(
+        "{}: {} routes",
+        <Auditor as AgentSpec>::NAME,
+        Auditor::routes().len()
+    );
 }

@@ -67,7 +67,12 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String
             Value(v) => files.push(PathBuf::from(v)),
             Long("help") | Short('h') => return Ok(Command::Help),
             Long("message-format") => {
-                format = match parser.value().map_err(|e| e.to_string())?.string().as_deref() {
+                format = match parser
+                    .value()
+                    .map_err(|e| e.to_string())?
+                    .string()
+                    .as_deref()
+                {
                     Ok("human") => MessageFormat::Human,
                     Ok("json") => MessageFormat::Json,
                     _ => return Err("`--message-format` takes `human` or `json`".into()),
@@ -75,22 +80,41 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String
             }
             Long("check") if sub == "fmt" => check = true,
             Long("item") if sub == "graph" => {
-                item = Some(parser.value().map_err(|e| e.to_string())?.string().map_err(|_| "`--item` takes a name".to_string())?)
+                item = Some(
+                    parser
+                        .value()
+                        .map_err(|e| e.to_string())?
+                        .string()
+                        .map_err(|_| "`--item` takes a name".to_string())?,
+                )
             }
             Long("format") if sub == "graph" => {
-                graph = match parser.value().map_err(|e| e.to_string())?.string().as_deref() {
+                graph = match parser
+                    .value()
+                    .map_err(|e| e.to_string())?
+                    .string()
+                    .as_deref()
+                {
                     Ok("dot") => GraphFormat::Dot,
                     Ok("mermaid") => GraphFormat::Mermaid,
                     _ => return Err("`--format` takes `dot` or `mermaid`".into()),
                 }
             }
-            other => return Err(format!("unexpected argument {} for `{sub}`", describe(other))),
+            other => {
+                return Err(format!(
+                    "unexpected argument {} for `{sub}`",
+                    describe(other)
+                ));
+            }
         }
     }
     let one = |files: Vec<PathBuf>| -> Result<PathBuf, String> {
         match <[PathBuf; 1]>::try_from(files) {
             Ok([file]) => Ok(file),
-            Err(files) => Err(format!("`{sub}` takes exactly one file, found {}", files.len())),
+            Err(files) => Err(format!(
+                "`{sub}` takes exactly one file, found {}",
+                files.len()
+            )),
         }
     };
     match sub.as_str() {

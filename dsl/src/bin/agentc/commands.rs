@@ -175,7 +175,10 @@ fn graph(file: &Path, item: Option<&str>, format: GraphFormat, messages: Message
     let names: Vec<&str> = def.agents.iter().map(|a| a.name.value.as_str()).collect();
     match item {
         Some(name) if !names.contains(&name) => {
-            eprintln!("error: `{}` declares no agent or behavior `{name}`", file.display());
+            eprintln!(
+                "error: `{}` declares no agent or behavior `{name}`",
+                file.display()
+            );
             USAGE_OR_IO
         }
         _ => {
