@@ -11,6 +11,7 @@ pub mod build;
 pub mod check;
 pub mod emit;
 pub mod expand;
+pub mod graph;
 pub mod model;
 pub mod report;
 pub mod syntax;

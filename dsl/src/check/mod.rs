@@ -7,6 +7,7 @@ pub mod codes;
 mod ctxt;
 mod diagnostic;
 mod file;
+pub mod fsm;
 mod names;
 mod routes;
 mod settings;

@@ -3,10 +3,12 @@
 
 mod action;
 mod agent;
+mod fsm;
 mod state;
 
 pub use action::{action, action_fallback};
 pub use agent::{agent, agent_fallback};
+pub use fsm::{event_enum, state_enum};
 pub use state::state_struct;
 
 use proc_macro2::TokenStream;
