@@ -29,6 +29,7 @@
 //! assert_eq!(run.tick(&tree, &mut ready, Duration::from_millis(50)).status, Status::Success);
 //! ```
 
+mod args;
 mod children;
 mod clock;
 mod composite;
@@ -45,6 +46,7 @@ use std::time::Duration;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+pub use args::{Arg, Args};
 pub use children::{Children, Slot};
 pub use clock::{Clock, HostClock, ManualClock};
 pub use composite::{
@@ -143,6 +145,26 @@ pub trait Node<S> {
 
     /// Calls `f` for this node and then its descendants, depth first (for progress displays).
     fn visit(&self, state: &Self::State, depth: usize, f: &mut dyn FnMut(Visit<'_>));
+}
+
+/// Something done with a tree whose concrete type the caller cannot name (generated trees hold
+/// function items): [`Behavior::with_tree`] hands the tree to [`TreeVisitor::visit`].
+pub trait TreeVisitor<S, T> {
+    /// What the visit returns.
+    type Output;
+    /// Does the work with the tree.
+    fn visit<N: Node<S, State = T>>(self, tree: &N) -> Self::Output;
+}
+
+/// A named behaviour over blackboard `S`: `bt! { for S  behavior Patrol { ... } }` generates a
+/// unit struct implementing it, and `#[agent(strategy = BehaviorTree, tree = Patrol)]` runs it.
+pub trait Behavior<S> {
+    /// The progress of the behaviour's tree.
+    type Nodes: NodeState;
+    /// The behaviour's name.
+    const NAME: &'static str;
+    /// Hands the tree to `visitor`. The tree is constant data: building it costs nothing.
+    fn with_tree<V: TreeVisitor<S, Self::Nodes>>(visitor: V) -> V::Output;
 }
 
 /// Halts `node` if it is running: the one way the engine halts a child, so a node that is not
