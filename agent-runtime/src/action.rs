@@ -159,7 +159,7 @@ impl Outcome {
 #[diagnostic::on_unimplemented(
     message = "an action cannot return `{Self}`",
     label = "returned here",
-    note = "an action returns `()`, `Outcome`, `Result<(), E>` or `Result<Outcome, E>` where `E: std::error::Error`, or a tree `bt::Status`; put results in the state or in `Outcome` directives"
+    note = "an action returns `()`, `Outcome`, `Result<(), E>` or `Result<Outcome, E>` where `E: std::error::Error`, or in a behaviour tree `bt::Status` or `Result<bt::Status, E>`; put results in the state or in `Outcome` directives"
 )]
 pub trait IntoOutcome {
     /// Performs the conversion.

@@ -29,6 +29,12 @@ impl<F> Condition<F> {
     }
 }
 
+/// A condition over blackboard `S`; what generated trees call, so a function that is not
+/// `fn(&S) -> bool` is reported where the tree names it.
+pub const fn condition<S, F: Fn(&S) -> bool>(name: &'static str, check: F) -> Condition<F> {
+    Condition { name, check }
+}
+
 impl<F> fmt::Debug for Condition<F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_tuple("Condition").field(&self.name).finish()

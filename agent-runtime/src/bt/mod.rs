@@ -57,11 +57,11 @@ pub use decorator::{
     CountState, Delay, ForceFailure, ForceSuccess, Invert, Repeat, Retry, RunOnce, RunOnceState,
     Subtree, Timeout, TimerState,
 };
-pub use leaf::{ActionNode, ActionState, Condition, Wait, WaitState};
+pub use leaf::{ActionNode, ActionState, Condition, Wait, WaitState, condition};
 pub use run::{TickReport, TreeRun};
 
 use crate::action::{IntoOutcome, Outcome};
-use crate::error::ActionError;
+use crate::error::{ActionError, IntoActionError};
 
 /// What a node reports after a tick.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -101,6 +101,14 @@ impl IntoOutcome for Status {
             Status::Running => Ok(Outcome::new().in_progress()),
             Status::Failure => Err(ActionError::new("the action returned `failure`")),
         }
+    }
+}
+
+/// A fallible action may return a tree status too: an `Err` is a failure like `Status::Failure`.
+impl<E: IntoActionError> IntoOutcome for Result<Status, E> {
+    fn into_outcome(self) -> Result<Outcome, ActionError> {
+        self.map_err(IntoActionError::into_action_error)
+            .and_then(IntoOutcome::into_outcome)
     }
 }
 
