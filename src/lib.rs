@@ -47,8 +47,8 @@ pub mod prelude {
     pub use agent_macros::{action, agent};
     pub use agent_runtime::server::{AgentServer, ErrorPolicy, Options};
     pub use agent_runtime::{
-        Action, ActionError, Agent, AgentSpec, Direct, Directive, Instruction, NoParams, Outcome,
-        Runner, Signal, Snapshot, Status,
+        Action, ActionError, Agent, AgentSpec, Direct, Directive, Fsm, Instruction, NoParams,
+        Outcome, Runner, Signal, Snapshot, Status,
     };
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};

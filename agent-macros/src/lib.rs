@@ -13,7 +13,8 @@ use proc_macro::TokenStream;
 /// struct Counter { value: i64 }
 /// ```
 ///
-/// Options: `strategy = Direct | custom(Path)`, `description = "..."`, `actions [paths]`,
+/// Options: `strategy = Direct | Fsm | custom(Path)`, `transitions { ... }` (the FSM's
+/// `initial`, `terminal`, `enter`/`exit` and rows), `description = "..."`, `actions [paths]`,
 /// `routes { "pattern" => target [priority N] ... }`, `tick = 100ms`, `crate = path`. See the
 /// `stratagem` crate documentation for the full language.
 #[proc_macro_attribute]

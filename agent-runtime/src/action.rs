@@ -43,6 +43,11 @@ pub trait Action<S>: 'static {
 }
 
 /// A synchronous action: a fast state transformation with no I/O, run inside `cmd`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a synchronous action for agents with state `{S}`",
+    label = "not a synchronous action of `{S}`",
+    note = "FSM rows and `enter`/`exit` run their action inside `cmd`, so it must be a sync `#[action]` taking `&mut {S}`, `&{S}` or no state; to wait for I/O, start an async action whose result arrives as an event"
+)]
 pub trait SyncAction<S>: Action<S> {
     /// Runs the action on a draft of the state; the draft is kept only when this returns `Ok`.
     fn run(state: &mut S, params: Self::Params) -> Result<Outcome, ActionError>;

@@ -281,6 +281,46 @@ pub enum AgentError {
         /// The completion's instruction id.
         id: String,
     },
+    /// An FSM event the current state has no row for (a terminal state has none).
+    #[error(
+        "invalid transition: state `{state}` has no row for event `{event}`; it accepts: {}",
+        list_or_none(accepted)
+    )]
+    InvalidTransition {
+        /// The FSM's current state.
+        state: String,
+        /// The event.
+        event: String,
+        /// The events the state does accept.
+        accepted: Vec<String>,
+    },
+    /// Every row for an FSM event in the current state has a guard, and none holds.
+    #[error(
+        "guard rejected: no guard holds for event `{event}` in state `{state}` (tried {})",
+        list_or_none(guards)
+    )]
+    GuardRejected {
+        /// The FSM's current state.
+        state: String,
+        /// The event (`after 30m` for a timer row).
+        event: String,
+        /// The guards tried, in order.
+        guards: Vec<String>,
+    },
+    /// An instruction named neither an event of this FSM nor an action of the agent.
+    #[error(
+        "unknown event `{name}`; this agent's events are: {}; its actions are: {}",
+        list_or_none(events),
+        list_or_none(actions)
+    )]
+    UnknownEvent {
+        /// The name that was asked for.
+        name: String,
+        /// The FSM's events.
+        events: Vec<String>,
+        /// The agent's actions.
+        actions: Vec<String>,
+    },
     /// A strategy-specific failure (used by strategies outside this crate).
     #[error("{message}")]
     Strategy {

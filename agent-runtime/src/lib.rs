@@ -44,7 +44,7 @@ pub use runner::Runner;
 pub use signal::Signal;
 pub use snapshot::{Snapshot, Status};
 pub use state_op::{StateOp, StatePath};
-pub use strategy::{Direct, DirectState, Strategy};
+pub use strategy::{Direct, DirectState, Fsm, FsmSpec, FsmState, Strategy};
 
 /// Items generated code relies on; not a stable API.
 #[doc(hidden)]

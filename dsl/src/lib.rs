@@ -10,5 +10,6 @@
 pub mod check;
 pub mod emit;
 pub mod expand;
+pub mod graph;
 pub mod model;
 pub mod tokens;

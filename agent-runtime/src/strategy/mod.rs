@@ -2,9 +2,11 @@
 
 mod direct;
 mod dispatch;
+pub mod fsm;
 
 pub use direct::{Direct, DirectState};
 pub use dispatch::{Dispatch, complete_action, dispatch_action};
+pub use fsm::{Fsm, FsmSpec, FsmState};
 
 use std::fmt;
 

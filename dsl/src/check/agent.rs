@@ -5,6 +5,7 @@ use crate::model::{AgentDef, StateDef, StrategyDef};
 use super::codes;
 use super::ctxt::Ctxt;
 use super::diagnostic::Diagnostic;
+use super::fsm::check_fsm;
 use super::names::check_identifier;
 use super::routes::{Targets, check_routes};
 use super::settings::check_once;
@@ -58,6 +59,10 @@ pub fn check_agent(cx: &Ctxt, agent: &AgentDef) {
 
     let events: Vec<&str> = match agent.strategy.get() {
         None | Some(StrategyDef::Direct) | Some(StrategyDef::Custom(_)) => Vec::new(),
+        Some(StrategyDef::Fsm(fsm)) => {
+            check_fsm(cx, fsm);
+            fsm.events().iter().map(|e| e.value.as_str()).collect()
+        }
     };
     let targets = Targets {
         actions: agent

@@ -65,6 +65,29 @@ codes! {
     /// The same pattern routed to the same target twice.
     DUPLICATE_ROUTE = "E0204", "duplicate route";
 
+    /// An FSM without `initial`.
+    FSM_NO_INITIAL = "E0301", "FSM has no initial state";
+    /// An FSM with two `initial`s.
+    FSM_TWO_INITIALS = "E0302", "FSM has more than one initial state";
+    /// `enter`/`exit` naming a state that no `initial`, `terminal` or row mentions.
+    FSM_HOOK_UNKNOWN_STATE = "E0303", "`enter`/`exit` names an unknown state";
+    /// A terminal state with outgoing rows.
+    FSM_TERMINAL_OUTGOING = "E0304", "terminal state has outgoing rows";
+    /// Two unguarded rows for one `(state, event)`.
+    FSM_DUPLICATE_ROW = "E0305", "two unguarded rows for the same state and event";
+    /// A guarded row after an unguarded one for the same `(state, event)`: it can never fire.
+    FSM_SHADOWED_ROW = "E0306", "row can never fire";
+    /// A state no sequence of rows reaches from `initial`.
+    FSM_UNREACHABLE = "E0307", "state unreachable from the initial state";
+    /// A state that is not terminal and has no outgoing row.
+    FSM_DEAD_END = "E0308", "non-terminal state has no outgoing row";
+    /// `after 0ms`.
+    FSM_ZERO_AFTER = "E0309", "`after` with a zero duration";
+    /// Two `after` rows on one state.
+    FSM_TWO_AFTERS = "E0310", "two `after` rows on one state";
+    /// A state declared `terminal` twice, or two `enter` (or `exit`) actions for one state.
+    FSM_DUPLICATE_DECLARATION = "E0311", "duplicate FSM state declaration";
+
     /// A qualifier an action function cannot have (`unsafe`, `extern`, `const`, generics).
     ACTION_QUALIFIER = "E0601", "unsupported action qualifier";
     /// A parameter list `#[action]` does not support.

@@ -6,6 +6,7 @@ mod agent;
 pub mod codes;
 mod ctxt;
 mod diagnostic;
+pub mod fsm;
 mod names;
 mod routes;
 mod settings;

@@ -22,6 +22,17 @@ pub fn agent(def: &AgentDef) -> TokenStream {
             let path = &path.value;
             quote!(#path)
         }
+        Some(StrategyDef::Fsm(_)) => quote!(#krate::Fsm),
+    };
+    let strategy_items = match def.strategy.get() {
+        Some(StrategyDef::Fsm(machine)) => super::fsm::fsm(def, machine, &krate),
+        _ => quote!(),
+    };
+    let events: Vec<String> = match def.strategy.get() {
+        Some(StrategyDef::Fsm(machine)) => {
+            machine.events().iter().map(|e| e.value.clone()).collect()
+        }
+        _ => Vec::new(),
     };
 
     let tick = def.tick.get().map(|every| {
@@ -45,13 +56,20 @@ pub fn agent(def: &AgentDef) -> TokenStream {
             RouteTargetDef::Tick(_) => quote!(#krate::RouteTarget::Tick),
             RouteTargetDef::Named(_) => {
                 let target = route.target.name().unwrap_or_default();
-                quote!(#krate::RouteTarget::Action(::std::borrow::Cow::Borrowed(#target)))
+                // An FSM event wins over an action of the same name.
+                if events.contains(&target) {
+                    quote!(#krate::RouteTarget::Event(::std::borrow::Cow::Borrowed(#target)))
+                } else {
+                    quote!(#krate::RouteTarget::Action(::std::borrow::Cow::Borrowed(#target)))
+                }
             }
         };
         quote!(#krate::RouteSpec::new(#pattern, #target, #priority))
     });
 
     quote! {
+        #strategy_items
+
         impl #krate::AgentSpec for #agent {
             const NAME: &'static str = #name;
             const DESCRIPTION: &'static str = #description;
@@ -94,7 +112,12 @@ pub fn agent_fallback(def: &AgentDef) -> TokenStream {
     let krate = runtime(&def.runtime);
     let agent = ident(&def.name.value, def.name.span);
     let name = &def.name.value;
+    let strategy_items = match def.strategy.get() {
+        Some(StrategyDef::Fsm(machine)) => super::fsm::fsm_fallback(def, machine, &krate),
+        _ => quote!(),
+    };
     quote! {
+        #strategy_items
         impl #krate::AgentSpec for #agent {
             const NAME: &'static str = #name;
             type Strategy = #krate::Direct;

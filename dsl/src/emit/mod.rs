@@ -3,9 +3,11 @@
 
 mod action;
 mod agent;
+mod fsm;
 
 pub use action::{action, action_fallback};
 pub use agent::{agent, agent_fallback};
+pub use fsm::{event_enum, state_enum};
 
 use proc_macro2::TokenStream;
 use quote::quote;

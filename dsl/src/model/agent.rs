@@ -1,5 +1,6 @@
 //! Agents: the top-level model element.
 
+use super::fsm::FsmDef;
 use super::literal::{DurationMs, Literal};
 use super::route::RouteDef;
 use super::setting::Setting;
@@ -83,6 +84,8 @@ pub enum StrategyDef {
     Direct,
     /// A user strategy type: `strategy = custom(path::To::Strategy)`.
     Custom(Spanned<syn::Path>),
+    /// Declared business transitions: `strategy = Fsm, transitions { ... }`.
+    Fsm(FsmDef),
 }
 
 impl StrategyDef {
@@ -91,6 +94,7 @@ impl StrategyDef {
         match self {
             StrategyDef::Direct => "Direct",
             StrategyDef::Custom(_) => "custom",
+            StrategyDef::Fsm(_) => "Fsm",
         }
     }
 }

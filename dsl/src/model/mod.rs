@@ -5,6 +5,7 @@
 
 mod action;
 mod agent;
+mod fsm;
 mod literal;
 mod route;
 mod setting;
@@ -12,6 +13,9 @@ mod span;
 
 pub use action::{ActionDef, ActionParam, ExecSettings, ParamKind};
 pub use agent::{ActionRef, AgentDef, Field, StateDef, StrategyDef};
+pub use fsm::{
+    FsmDef, HookDef, HookKind, RowDef, TerminalDef, TerminalKind, Trigger, event_variant,
+};
 pub use literal::{DurationMs, Literal};
 pub use route::{RouteDef, RouteTargetDef};
 pub use setting::Setting;

@@ -34,6 +34,11 @@ impl<T> Setting<T> {
         self.first.as_ref().map(|s| &s.value)
     }
 
+    /// The value, mutably (a front-end completing what it parsed in several steps).
+    pub fn get_mut(&mut self) -> Option<&mut T> {
+        self.first.as_mut().map(|s| &mut s.value)
+    }
+
     /// The value with its span, if given.
     pub fn spanned(&self) -> Option<&Spanned<T>> {
         self.first.as_ref()

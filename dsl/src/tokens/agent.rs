@@ -7,7 +7,7 @@ use syn::{Token, bracketed, parenthesized};
 use super::common::{self, options, unknown_option};
 use super::routes::routes;
 use crate::check::suggest::{did_you_mean, list};
-use crate::model::{ActionRef, AgentDef, Name, Spanned, StateDef, StrategyDef};
+use crate::model::{ActionRef, AgentDef, FsmDef, Name, Spanned, StateDef, StrategyDef};
 
 /// The options `#[agent]` accepts.
 pub const OPTIONS: &[&str] = &[
@@ -17,10 +17,11 @@ pub const OPTIONS: &[&str] = &[
     "routes",
     "tick",
     "crate",
+    "transitions",
 ];
 
 /// The strategies `strategy = ...` accepts (besides `custom(Path)`).
-pub const STRATEGIES: &[&str] = &["Direct"];
+pub const STRATEGIES: &[&str] = &["Direct", "Fsm"];
 
 /// Reads `#[agent(attr)]` on `item`. `item` must be a non-generic struct.
 pub fn agent(attr: TokenStream, item: &syn::Item) -> syn::Result<AgentDef> {
@@ -38,8 +39,17 @@ pub fn agent(attr: TokenStream, item: &syn::Item) -> syn::Result<AgentDef> {
     }
     let name = Spanned::new(item.ident.to_string(), item.ident.span());
     let mut def = AgentDef::new(name, StateDef::External);
-    let parser = |input: ParseStream<'_>| options(input, |key, input| option(&mut def, key, input));
+    let mut transitions = None;
+    let parser = |input: ParseStream<'_>| {
+        options(input, |key, input| {
+            if key.value == "transitions" {
+                return fsm_block(&mut transitions, key, input);
+            }
+            option(&mut def, key, input)
+        })
+    };
     parser.parse2(attr)?;
+    super::fsm::attach(&mut def, transitions)?;
     if !def.description.is_set()
         && let Some(doc) = common::doc_summary(&item.attrs)
     {
@@ -115,6 +125,8 @@ fn strategy(input: ParseStream<'_>) -> syn::Result<StrategyDef> {
     let span = name.span.to_proc_macro();
     match name.value.as_str() {
         "Direct" => Ok(StrategyDef::Direct),
+        // Its body comes from the `transitions` option (see `fsm::attach`).
+        "Fsm" => Ok(StrategyDef::Fsm(FsmDef::new(span))),
         "custom" => {
             let content;
             parenthesized!(content in input);
@@ -134,4 +146,17 @@ fn strategy(input: ParseStream<'_>) -> syn::Result<StrategyDef> {
             ))
         }
     }
+}
+
+/// `transitions { ... }`; a second block adds to the first.
+fn fsm_block(slot: &mut Option<FsmDef>, key: &Name, input: ParseStream<'_>) -> syn::Result<()> {
+    input.parse::<Option<Token![=]>>()?;
+    let content;
+    syn::braced!(content in input);
+    let block = super::fsm::transitions(&content, key.span.to_proc_macro())?;
+    match slot {
+        Some(fsm) => fsm.extend(block),
+        None => *slot = Some(block),
+    }
+    Ok(())
 }

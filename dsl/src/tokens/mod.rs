@@ -5,8 +5,10 @@
 mod action;
 mod agent;
 pub mod common;
+mod fsm;
 mod routes;
 
 pub use action::{OPTIONS as ACTION_OPTIONS, action};
 pub use agent::{OPTIONS as AGENT_OPTIONS, STRATEGIES, agent};
+pub use fsm::transitions;
 pub use routes::routes;

@@ -1,0 +1,417 @@
+//! Generated code of an FSM agent: `<Agent>State` and `<Agent>Event` enums, the typed event API,
+//! and `impl FsmSpec` whose transition function is one `match` on `(state, event)`.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+
+use super::ident;
+use crate::check::fsm::RESERVED;
+use crate::graph;
+use crate::model::{AgentDef, FsmDef, HookKind, RowDef, TerminalKind, event_variant};
+
+/// The name of the generated state enum.
+pub fn state_enum(agent: &str) -> String {
+    format!("{agent}State")
+}
+
+/// The name of the generated event enum.
+pub fn event_enum(agent: &str) -> String {
+    format!("{agent}Event")
+}
+
+/// Everything an FSM agent gets besides `impl AgentSpec`.
+pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
+    let agent = ident(&def.name.value, def.name.span);
+    let name = &def.name.value;
+    let state_ty = format_ident!("{}", state_enum(name));
+    let event_ty = format_ident!("{}", event_enum(name));
+    let private = quote!(#krate::__private);
+    let rt = quote!(#krate::strategy::fsm);
+
+    let states = fsm.states();
+    let state_names: Vec<&str> = states.iter().map(|s| s.value.as_str()).collect();
+    let state_variants: Vec<syn::Ident> = states.iter().map(|s| ident(&s.value, s.span)).collect();
+    let events = fsm.events();
+    let event_names: Vec<&str> = events.iter().map(|e| e.value.as_str()).collect();
+    let event_variants: Vec<syn::Ident> = events
+        .iter()
+        .map(|e| ident(&event_variant(&e.value), e.span))
+        .collect();
+
+    let initial = fsm
+        .initial_state()
+        .map(|s| ident(&s.value, s.span))
+        .unwrap_or_else(|| state_variants[0].clone());
+    let dot = graph::fsm::dot(name, fsm);
+    let mermaid = graph::fsm::mermaid(fsm);
+    let state_doc =
+        format!("The states of [`{name}`]'s machine, named as declared.\n\n```text\n{mermaid}```");
+    let event_doc = format!(
+        "The events of [`{name}`]'s machine: `agent.cmd({event_ty}::X)` fires one, \
+         `{event_ty}::X.with(params)` with parameters for the row's action."
+    );
+
+    let enum_items = names_enum(
+        &state_ty,
+        &state_variants,
+        &state_names,
+        "state",
+        name,
+        &private,
+    );
+    let event_items = names_enum(
+        &event_ty,
+        &event_variants,
+        &event_names,
+        "event",
+        name,
+        &private,
+    );
+
+    let accepted = states.iter().map(|state| {
+        let variant = ident(&state.value, state.span);
+        let accepted: Vec<syn::Ident> = events
+            .iter()
+            .filter(|e| {
+                fsm.rows_from(&state.value)
+                    .any(|r| r.event().is_some_and(|re| re.value == e.value))
+            })
+            .map(|e| ident(&event_variant(&e.value), e.span))
+            .collect();
+        quote!(#state_ty::#variant => &[#(#event_ty::#accepted),*])
+    });
+
+    let transition_arms = states.iter().flat_map(|state| {
+        events.iter().filter_map(|event| {
+            let rows: Vec<&RowDef> = fsm
+                .rows_from(&state.value)
+                .filter(|r| r.event().is_some_and(|e| e.value == event.value))
+                .collect();
+            if rows.is_empty() {
+                return None;
+            }
+            let s = ident(&state.value, state.span);
+            let e = ident(&event_variant(&event.value), event.span);
+            let body = guarded(&rows, &state_ty, &rt);
+            Some(quote!((#state_ty::#s, #event_ty::#e) => #body))
+        })
+    });
+    let timeout_arms = states.iter().filter_map(|state| {
+        let rows: Vec<&RowDef> = fsm
+            .rows_from(&state.value)
+            .filter(|r| r.after().is_some())
+            .collect();
+        if rows.is_empty() {
+            return None;
+        }
+        let s = ident(&state.value, state.span);
+        let body = guarded(&rows, &state_ty, &rt);
+        Some(quote!(#state_ty::#s => #body))
+    });
+    let after_arms = states.iter().filter_map(|state| {
+        let row = fsm.timer(&state.value)?;
+        let ms = row.after()?.value.0;
+        let s = ident(&state.value, state.span);
+        Some(quote!(#state_ty::#s => ::core::option::Option::Some(::core::time::Duration::from_millis(#ms))))
+    });
+    let hook_arms = |kind: HookKind| {
+        let fsm = &fsm;
+        let state_ty = &state_ty;
+        let rt = &rt;
+        states
+            .iter()
+            .filter_map(move |state| {
+                let hook = fsm.hook(kind, &state.value)?;
+                let s = ident(&state.value, state.span);
+                let action = &hook.action.value;
+                Some(quote!(#state_ty::#s => ::core::option::Option::Some(#rt::FsmAction::<Self>::of::<#action>())))
+            })
+            .collect::<Vec<_>>()
+    };
+    let enter_arms = hook_arms(HookKind::Enter);
+    let exit_arms = hook_arms(HookKind::Exit);
+    let end_arms = fsm.terminals.iter().map(|t| {
+        let s = ident(&t.state.value, t.state.span);
+        let end = match t.kind {
+            TerminalKind::Success => quote!(#rt::End::Success),
+            TerminalKind::Failure => quote!(#rt::End::Failure),
+        };
+        quote!(#state_ty::#s => ::core::option::Option::Some(#end))
+    });
+
+    quote! {
+        #[doc = #state_doc]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum #state_ty {
+            #(#[doc = concat!("`", #state_names, "`")] #state_variants,)*
+        }
+
+        #enum_items
+
+        impl #state_ty {
+            /// The machine as a Graphviz `digraph`.
+            pub const DOT: &'static str = #dot;
+            /// The machine as a Mermaid `stateDiagram-v2`.
+            pub const MERMAID: &'static str = #mermaid;
+        }
+
+        impl ::core::default::Default for #state_ty {
+            /// The initial state.
+            fn default() -> Self {
+                #state_ty::#initial
+            }
+        }
+
+        #[doc = #event_doc]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum #event_ty {
+            #(#[doc = concat!("`", #event_names, "`")] #event_variants,)*
+        }
+
+        #event_items
+
+        impl #event_ty {
+            /// This event with parameters for the row's action (what a signal's data carries).
+            pub fn with(self, params: #private::serde_json::Value) -> #rt::WithParams<Self> {
+                #rt::WithParams { event: self, params }
+            }
+        }
+
+        impl #krate::Command<#agent> for #event_ty {
+            type Output = ::core::result::Result<::std::vec::Vec<#krate::Directive>, #krate::AgentError>;
+            fn run(self, agent: &mut #krate::Agent<#agent>) -> Self::Output {
+                #krate::Fsm::fire(agent, self, #private::serde_json::Value::Null)
+            }
+        }
+
+        impl #krate::FsmSpec for #agent {
+            type State = #state_ty;
+            type Event = #event_ty;
+            const STATES: &'static [#state_ty] = #state_ty::ALL;
+            const EVENTS: &'static [#event_ty] = #event_ty::ALL;
+
+            fn event(name: &str) -> ::core::option::Option<#event_ty> {
+                #event_ty::from_name(name)
+            }
+
+            fn accepted(state: #state_ty) -> &'static [#event_ty] {
+                match state {
+                    #(#accepted,)*
+                }
+            }
+
+            #[inline]
+            #[allow(unreachable_patterns, unused_variables)]
+            fn transition(
+                agent: &Self,
+                from: #state_ty,
+                event: #event_ty,
+                params: &#private::serde_json::Value,
+            ) -> #rt::Transition<Self> {
+                match (from, event) {
+                    #(#transition_arms,)*
+                    _ => #rt::Transition::Invalid,
+                }
+            }
+
+            #[allow(unreachable_patterns, unused_variables)]
+            fn timeout(agent: &Self, from: #state_ty) -> #rt::Transition<Self> {
+                let params = &#private::serde_json::Value::Null;
+                match from {
+                    #(#timeout_arms,)*
+                    _ => #rt::Transition::Invalid,
+                }
+            }
+
+            #[inline]
+            #[allow(unreachable_patterns)]
+            fn after(state: #state_ty) -> ::core::option::Option<::core::time::Duration> {
+                match state {
+                    #(#after_arms,)*
+                    _ => ::core::option::Option::None,
+                }
+            }
+
+            #[inline]
+            #[allow(unreachable_patterns)]
+            fn enter(state: #state_ty) -> ::core::option::Option<#rt::FsmAction<Self>> {
+                match state {
+                    #(#enter_arms,)*
+                    _ => ::core::option::Option::None,
+                }
+            }
+
+            #[inline]
+            #[allow(unreachable_patterns)]
+            fn exit(state: #state_ty) -> ::core::option::Option<#rt::FsmAction<Self>> {
+                match state {
+                    #(#exit_arms,)*
+                    _ => ::core::option::Option::None,
+                }
+            }
+
+            #[inline]
+            #[allow(unreachable_patterns)]
+            fn end(state: #state_ty) -> ::core::option::Option<#rt::End> {
+                match state {
+                    #(#end_arms,)*
+                    _ => ::core::option::Option::None,
+                }
+            }
+        }
+    }
+}
+
+/// The rows of one trigger, tried in order: `if g1(agent) { fire1 } else if ... else { rejected }`.
+fn guarded(rows: &[&RowDef], state_ty: &syn::Ident, rt: &TokenStream) -> TokenStream {
+    let guards: Vec<String> = rows
+        .iter()
+        .filter_map(|r| r.guard.as_ref())
+        .map(|g| path_text(&g.value))
+        .collect();
+    let mut body = quote!(#rt::Transition::Rejected { guards: &[#(#guards),*] });
+    for row in rows.iter().rev() {
+        let to = ident(&row.to.value, row.to.span);
+        let action = match &row.action {
+            Some(action) => {
+                let path = &action.value;
+                quote!(::core::option::Option::Some(#rt::FsmAction::<Self>::of::<#path>()))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        let fire = quote!(#rt::Transition::Fire { to: #state_ty::#to, action: #action });
+        body = match &row.guard {
+            Some(guard) => {
+                let name = path_text(&guard.value);
+                let span = guard.span.to_proc_macro();
+                let guard = &guard.value;
+                // Spanned at the guard, so a function that is not a guard is reported there.
+                let check = quote_spanned!(span=> #rt::Guard::<Self, _>::check(&#guard, #name, agent, params));
+                quote! {
+                    match #check {
+                        ::core::result::Result::Ok(true) => #fire,
+                        ::core::result::Result::Ok(false) => #body,
+                        ::core::result::Result::Err(error) => #rt::Transition::BadParams { guard: #name, error },
+                    }
+                }
+            }
+            None => fire,
+        };
+    }
+    body
+}
+
+fn path_text(path: &syn::Path) -> String {
+    let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    segments.join("::")
+}
+
+/// `ALL`, `name`, `from_name`, `Display`, and serde as the DSL name.
+fn names_enum(
+    ty: &syn::Ident,
+    variants: &[syn::Ident],
+    names: &[&str],
+    what: &str,
+    agent: &str,
+    private: &TokenStream,
+) -> TokenStream {
+    let expected = names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let unknown = format!("unknown {what} `{{}}` of agent `{agent}`; expected one of: {expected}");
+    let expecting = format!("the name of a {what} of agent `{agent}`");
+    let name_doc = format!("The {what}'s name as declared.");
+    let from_doc = format!("The {what} with this name, as declared.");
+    quote! {
+        impl #ty {
+            /// Every value, in declaration order.
+            pub const ALL: &'static [#ty] = &[#(#ty::#variants),*];
+
+            #[doc = #name_doc]
+            pub const fn name(self) -> &'static str {
+                match self {
+                    #(#ty::#variants => #names,)*
+                }
+            }
+
+            #[doc = #from_doc]
+            pub fn from_name(name: &str) -> ::core::option::Option<Self> {
+                match name {
+                    #(#names => ::core::option::Option::Some(#ty::#variants),)*
+                    _ => ::core::option::Option::None,
+                }
+            }
+        }
+
+        impl ::core::fmt::Display for #ty {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+
+        impl #private::serde::Serialize for #ty {
+            fn serialize<__S: #private::serde::Serializer>(&self, s: __S) -> ::core::result::Result<__S::Ok, __S::Error> {
+                s.serialize_str(self.name())
+            }
+        }
+
+        impl<'de> #private::serde::Deserialize<'de> for #ty {
+            fn deserialize<__D: #private::serde::Deserializer<'de>>(d: __D) -> ::core::result::Result<Self, __D::Error> {
+                struct Visitor;
+                impl<'de> #private::serde::de::Visitor<'de> for Visitor {
+                    type Value = #ty;
+                    fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                        f.write_str(#expecting)
+                    }
+                    fn visit_str<__E: #private::serde::de::Error>(self, v: &str) -> ::core::result::Result<#ty, __E> {
+                        #ty::from_name(v).ok_or_else(|| __E::custom(::std::format!(#unknown, v)))
+                    }
+                }
+                d.deserialize_str(Visitor)
+            }
+        }
+    }
+}
+
+/// What `#[agent]` emits for an FSM agent beside its errors: the two enums with the variants
+/// that are valid identifiers and a typed `cmd`, so code using them adds no errors of its own.
+pub fn fsm_fallback(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
+    let agent = ident(&def.name.value, def.name.span);
+    let state_ty = format_ident!("{}", state_enum(&def.name.value));
+    let event_ty = format_ident!("{}", event_enum(&def.name.value));
+    let valid = |name: &str| crate::check::is_identifier(name) && !RESERVED.contains(&name);
+    let states = fsm
+        .states()
+        .into_iter()
+        .filter(|s| valid(&s.value))
+        .map(|s| ident(&s.value, s.span));
+    let events = fsm
+        .events()
+        .into_iter()
+        .map(|e| event_variant(&e.value))
+        .filter(|e| valid(e))
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .map(|e| format_ident!("{}", e));
+    quote! {
+        #[allow(dead_code)]
+        pub enum #state_ty { #(#states),* }
+        #[allow(dead_code)]
+        #[derive(Clone, Copy)]
+        pub enum #event_ty { #(#events),* }
+        impl #event_ty {
+            #[allow(dead_code)]
+            pub fn with(self, _: #krate::__private::serde_json::Value) -> Self {
+                self
+            }
+        }
+        impl #krate::Command<#agent> for #event_ty {
+            type Output = ::core::result::Result<::std::vec::Vec<#krate::Directive>, #krate::AgentError>;
+            fn run(self, _: &mut #krate::Agent<#agent>) -> Self::Output {
+                ::core::unreachable!("`#[agent]` reported an error for this agent")
+            }
+        }
+    }
+}

@@ -1,0 +1,262 @@
+//! State diagrams of an FSM model: Graphviz DOT and Mermaid `stateDiagram-v2`.
+//!
+//! Both take a checked or unchecked [`FsmDef`] (from either front-end) and return the diagram as
+//! text; they never fail. States appear in declaration order, rows in declaration order, so the
+//! output is stable and can be pinned in tests and docs.
+//!
+//! ```
+//! # use agent_dsl::graph::fsm;
+//! # let item: syn::Item = syn::parse_quote!(struct Door;);
+//! # let attr = quote::quote!(transitions { initial Closed terminal Gone
+//! #     Closed -> Open on open  Open -> Closed on close  Open -> Gone after 1h });
+//! # let def = agent_dsl::tokens::agent(attr, &item).unwrap();
+//! # let agent_dsl::model::StrategyDef::Fsm(machine) = def.strategy.get().unwrap() else { panic!() };
+//! let dot = fsm::dot("Door", machine);
+//! assert!(dot.contains("Open -> Gone [label=\"after 1h\"];"));
+//! let mermaid = fsm::mermaid(machine);
+//! assert!(mermaid.starts_with("stateDiagram-v2\n    [*] --> Closed\n"));
+//! ```
+//!
+//! Labels follow UML: `event [guard] / action`; `enter`/`exit` actions are listed in the state.
+
+use std::fmt::Write;
+
+use crate::model::{DurationMs, FsmDef, HookKind, RowDef, TerminalKind, Trigger};
+
+/// The machine as a Graphviz `digraph` named `name` (usually the agent's name).
+///
+/// The initial state is pointed at by a dot, terminal states are double circles (red for
+/// `as failure`), and each edge is labelled `event [guard] / action` or `after 30m`.
+pub fn dot(name: &str, fsm: &FsmDef) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "digraph {} {{", quote_id(name));
+    out.push_str("    rankdir=LR;\n");
+    out.push_str("    node [shape=box, style=rounded];\n");
+    if let Some(initial) = fsm.initial_state() {
+        out.push_str("    __start [shape=point];\n");
+        let _ = writeln!(out, "    __start -> {};", quote_id(&initial.value));
+    }
+    for state in fsm.states() {
+        let mut attrs = Vec::new();
+        let hooks = hook_lines(fsm, &state.value);
+        if !hooks.is_empty() {
+            let label = std::iter::once(state.value.clone())
+                .chain(hooks)
+                .collect::<Vec<_>>()
+                .join("\\n");
+            attrs.push(format!("label={}", quote_str(&label)));
+        }
+        match fsm.terminal(&state.value) {
+            Some(TerminalKind::Success) => attrs.push("shape=doublecircle".into()),
+            Some(TerminalKind::Failure) => {
+                attrs.push("shape=doublecircle".into());
+                attrs.push("color=red".into());
+            }
+            None => {}
+        }
+        if !attrs.is_empty() {
+            let _ = writeln!(
+                out,
+                "    {} [{}];",
+                quote_id(&state.value),
+                attrs.join(", ")
+            );
+        }
+    }
+    for row in &fsm.rows {
+        let _ = writeln!(
+            out,
+            "    {} -> {} [label={}];",
+            quote_id(&row.from.value),
+            quote_id(&row.to.value),
+            quote_str(&label(row))
+        );
+    }
+    out.push_str("}\n");
+    out
+}
+
+/// The machine as a Mermaid `stateDiagram-v2`.
+///
+/// `[*] --> Initial` marks the start, `Terminal --> [*]` each end (failures get the class
+/// `failure`), `enter`/`exit` actions are state descriptions, and each transition is labelled
+/// `event [guard] / action` or `after 30m`.
+pub fn mermaid(fsm: &FsmDef) -> String {
+    let mut out = String::from("stateDiagram-v2\n");
+    if let Some(initial) = fsm.initial_state() {
+        let _ = writeln!(out, "    [*] --> {}", initial.value);
+    }
+    for row in &fsm.rows {
+        let _ = writeln!(
+            out,
+            "    {} --> {}: {}",
+            row.from.value,
+            row.to.value,
+            label(row)
+        );
+    }
+    for state in fsm.states() {
+        for line in hook_lines(fsm, &state.value) {
+            let _ = writeln!(out, "    {} : {}", state.value, line);
+        }
+    }
+    let mut failures = Vec::new();
+    for terminal in &fsm.terminals {
+        let _ = writeln!(out, "    {} --> [*]", terminal.state.value);
+        if terminal.kind == TerminalKind::Failure {
+            failures.push(terminal.state.value.as_str());
+        }
+    }
+    if !failures.is_empty() {
+        out.push_str("    classDef failure fill:#f8d7da,stroke:#c00\n");
+        let _ = writeln!(out, "    class {} failure", failures.join(","));
+    }
+    out
+}
+
+/// `event [guard] / action`, or `after 30m [guard] / action`.
+pub fn label(row: &RowDef) -> String {
+    let mut text = match &row.trigger {
+        Trigger::Event(event) => event.value.clone(),
+        Trigger::After(delay) => format!("after {}", duration(delay.value)),
+    };
+    if let Some(guard) = &row.guard {
+        let _ = write!(text, " [{}]", path(&guard.value));
+    }
+    if let Some(action) = &row.action {
+        let _ = write!(text, " / {}", path(&action.value));
+    }
+    text
+}
+
+/// A duration in its largest exact unit: `30m`, `1500ms`.
+pub fn duration(d: DurationMs) -> String {
+    let ms = d.0;
+    [(3_600_000, "h"), (60_000, "m"), (1_000, "s")]
+        .into_iter()
+        .find(|(factor, _)| ms > 0 && ms.is_multiple_of(*factor))
+        .map_or_else(
+            || format!("{ms}ms"),
+            |(factor, unit)| format!("{}{unit}", ms / factor),
+        )
+}
+
+fn hook_lines(fsm: &FsmDef, state: &str) -> Vec<String> {
+    [HookKind::Enter, HookKind::Exit]
+        .into_iter()
+        .filter_map(|kind| {
+            fsm.hook(kind, state)
+                .map(|h| format!("{} / {}", kind.keyword(), path(&h.action.value)))
+        })
+        .collect()
+}
+
+fn path(path: &syn::Path) -> String {
+    let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let prefix = if path.leading_colon.is_some() {
+        "::"
+    } else {
+        ""
+    };
+    format!("{prefix}{}", segments.join("::"))
+}
+
+/// A DOT identifier: bare when it is one, quoted otherwise.
+fn quote_id(id: &str) -> String {
+    let bare = id
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_alphabetic() || c == '_')
+        && id.chars().all(|c| c.is_alphanumeric() || c == '_')
+        && !matches!(
+            id.to_ascii_lowercase().as_str(),
+            "node" | "edge" | "graph" | "digraph" | "subgraph" | "strict"
+        );
+    if bare { id.to_string() } else { quote_str(id) }
+}
+
+fn quote_str(text: &str) -> String {
+    // `\n` sequences built above are DOT line breaks and stay as they are.
+    format!("\"{}\"", text.replace('"', "\\\""))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::StrategyDef;
+
+    fn order() -> FsmDef {
+        let item: syn::Item = syn::parse_quote!(
+            struct Order;
+        );
+        let attr = quote::quote!(transitions {
+            initial Cart
+            terminal Delivered
+            terminal Cancelled as failure
+            enter Paid do send_receipt
+            exit Pending do release_hold
+            Cart    -> Pending   on checkout do validate_order
+            Pending -> Paid      on pay      if paid_in_full do billing::charge
+            Pending -> Cancelled on cancel
+            Pending -> Cancelled after 30m
+            Paid    -> Delivered on deliver
+        });
+        let def = crate::tokens::agent(attr, &item).unwrap();
+        match def.strategy.get() {
+            Some(StrategyDef::Fsm(fsm)) => fsm.clone(),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn dot_of_the_order_machine() {
+        assert_eq!(
+            dot("Order", &order()),
+            r#"digraph Order {
+    rankdir=LR;
+    node [shape=box, style=rounded];
+    __start [shape=point];
+    __start -> Cart;
+    Delivered [shape=doublecircle];
+    Cancelled [shape=doublecircle, color=red];
+    Pending [label="Pending\nexit / release_hold"];
+    Paid [label="Paid\nenter / send_receipt"];
+    Cart -> Pending [label="checkout / validate_order"];
+    Pending -> Paid [label="pay [paid_in_full] / billing::charge"];
+    Pending -> Cancelled [label="cancel"];
+    Pending -> Cancelled [label="after 30m"];
+    Paid -> Delivered [label="deliver"];
+}
+"#
+        );
+    }
+
+    #[test]
+    fn mermaid_of_the_order_machine() {
+        assert_eq!(
+            mermaid(&order()),
+            "stateDiagram-v2
+    [*] --> Cart
+    Cart --> Pending: checkout / validate_order
+    Pending --> Paid: pay [paid_in_full] / billing::charge
+    Pending --> Cancelled: cancel
+    Pending --> Cancelled: after 30m
+    Paid --> Delivered: deliver
+    Pending : exit / release_hold
+    Paid : enter / send_receipt
+    Delivered --> [*]
+    Cancelled --> [*]
+    classDef failure fill:#f8d7da,stroke:#c00
+    class Cancelled failure
+"
+        );
+    }
+
+    #[test]
+    fn durations_use_their_largest_exact_unit() {
+        assert_eq!(duration(DurationMs(1_800_000)), "30m");
+        assert_eq!(duration(DurationMs(1_500)), "1500ms");
+        assert_eq!(duration(DurationMs(2_000)), "2s");
+        assert_eq!(duration(DurationMs(0)), "0ms");
+    }
+}

@@ -1,0 +1,233 @@
+//! FSMs as declared: `transitions { ... }` in a macro, `strategy fsm { ... }` in a `.agent` file.
+//!
+//! States are declared by use (`initial`, `terminal`, the two ends of a row); events by the rows
+//! that name them. Everything keeps its span so each check can point at the offending token.
+
+use super::literal::DurationMs;
+use super::span::{Name, Span, Spanned};
+
+/// A declared state machine, in declaration order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FsmDef {
+    /// Every `initial` (more than one is an error the checker reports).
+    pub initial: Vec<Name>,
+    /// Every `terminal` declaration.
+    pub terminals: Vec<TerminalDef>,
+    /// `enter S do action` / `exit S do action`.
+    pub hooks: Vec<HookDef>,
+    /// `A -> B on event ...` and `A -> B after 30s ...`, in declaration order (which is the
+    /// order guards are tried in).
+    pub rows: Vec<RowDef>,
+    /// The `transitions` keyword (or the `fsm` of a `.agent` file).
+    pub span: Span,
+}
+
+/// How a terminal state ends the machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TerminalKind {
+    /// `terminal S` or `terminal S as success`: the snapshot says `Success`.
+    Success,
+    /// `terminal S as failure`: the snapshot says `Failure`.
+    Failure,
+}
+
+/// `terminal S [as success|failure]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TerminalDef {
+    /// The state.
+    pub state: Name,
+    /// Success or failure (success unless `as failure`).
+    pub kind: TerminalKind,
+}
+
+/// Whether a hook runs on entering or on leaving its state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HookKind {
+    /// `enter S do action`.
+    Enter,
+    /// `exit S do action`.
+    Exit,
+}
+
+impl HookKind {
+    /// The keyword as written.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            HookKind::Enter => "enter",
+            HookKind::Exit => "exit",
+        }
+    }
+}
+
+/// `enter S do action` / `exit S do action`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HookDef {
+    /// Enter or exit, with the keyword's span.
+    pub kind: Spanned<HookKind>,
+    /// The state.
+    pub state: Name,
+    /// The action (a path to an `#[action]`).
+    pub action: Spanned<syn::Path>,
+}
+
+/// What fires a row.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Trigger {
+    /// `on event`.
+    Event(Name),
+    /// `after 30s`: the time since the source state was entered.
+    After(Spanned<DurationMs>),
+}
+
+/// `from -> to (on event | after D) [if guard] [do action]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RowDef {
+    /// The source state.
+    pub from: Name,
+    /// The target state.
+    pub to: Name,
+    /// The event or timer.
+    pub trigger: Trigger,
+    /// `if guard`: a path to `fn(&State) -> bool`.
+    pub guard: Option<Spanned<syn::Path>>,
+    /// `do action`: a path to a synchronous `#[action]`.
+    pub action: Option<Spanned<syn::Path>>,
+    /// The `->` token: where diagnostics about the whole row point.
+    pub span: Span,
+}
+
+impl RowDef {
+    /// The event name, for `on` rows.
+    pub fn event(&self) -> Option<&Name> {
+        match &self.trigger {
+            Trigger::Event(e) => Some(e),
+            Trigger::After(_) => None,
+        }
+    }
+
+    /// The delay, for `after` rows.
+    pub fn after(&self) -> Option<&Spanned<DurationMs>> {
+        match &self.trigger {
+            Trigger::After(d) => Some(d),
+            Trigger::Event(_) => None,
+        }
+    }
+}
+
+impl FsmDef {
+    /// An empty machine declared at `span`.
+    pub fn new(span: impl Into<Span>) -> Self {
+        FsmDef {
+            initial: Vec::new(),
+            terminals: Vec::new(),
+            hooks: Vec::new(),
+            rows: Vec::new(),
+            span: span.into(),
+        }
+    }
+
+    /// Appends another block's declarations (a second `transitions` block).
+    pub fn extend(&mut self, other: FsmDef) {
+        self.initial.extend(other.initial);
+        self.terminals.extend(other.terminals);
+        self.hooks.extend(other.hooks);
+        self.rows.extend(other.rows);
+    }
+
+    /// The initial state (the first `initial`, if any).
+    pub fn initial_state(&self) -> Option<&Name> {
+        self.initial.first()
+    }
+
+    /// Every state, each once, at its first mention: `initial`, then `terminal`s, then rows
+    /// (source before target). Hooks do not declare states.
+    pub fn states(&self) -> Vec<&Name> {
+        let mentions = self
+            .initial
+            .iter()
+            .chain(self.terminals.iter().map(|t| &t.state))
+            .chain(self.rows.iter().flat_map(|r| [&r.from, &r.to]));
+        let mut states: Vec<&Name> = Vec::new();
+        for name in mentions {
+            if !states.iter().any(|s| s.value == name.value) {
+                states.push(name);
+            }
+        }
+        states
+    }
+
+    /// Every event, each once, in order of first use.
+    pub fn events(&self) -> Vec<&Name> {
+        let mut events: Vec<&Name> = Vec::new();
+        for event in self.rows.iter().filter_map(RowDef::event) {
+            if !events.iter().any(|e| e.value == event.value) {
+                events.push(event);
+            }
+        }
+        events
+    }
+
+    /// How the state ends the machine, if it is terminal.
+    pub fn terminal(&self, state: &str) -> Option<TerminalKind> {
+        self.terminals
+            .iter()
+            .find(|t| t.state.value == state)
+            .map(|t| t.kind)
+    }
+
+    /// The action run on entering (or leaving) `state`, if any.
+    pub fn hook(&self, kind: HookKind, state: &str) -> Option<&HookDef> {
+        self.hooks
+            .iter()
+            .find(|h| h.kind.value == kind && h.state.value == state)
+    }
+
+    /// The rows leaving `state`, in declaration order.
+    pub fn rows_from<'a>(&'a self, state: &'a str) -> impl Iterator<Item = &'a RowDef> + 'a {
+        self.rows.iter().filter(move |r| r.from.value == state)
+    }
+
+    /// The `after` row leaving `state` (the first, if several were declared).
+    pub fn timer(&self, state: &str) -> Option<&RowDef> {
+        self.rows
+            .iter()
+            .find(|r| r.from.value == state && r.after().is_some())
+    }
+}
+
+/// The Rust variant name of an event: `checkout` -> `Checkout`, `add_item` -> `AddItem`.
+///
+/// Events are written like actions (snake case) and become variants of `<Agent>Event`; two
+/// events with the same variant name are reported by the checker.
+pub fn event_variant(event: &str) -> String {
+    let mut out = String::with_capacity(event.len());
+    let mut upper = true;
+    for c in event.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    if out.is_empty() {
+        // `_` alone or `__`: keep something that is still an identifier; the checker reports it.
+        out.push('_');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn event_variants_are_camel_case() {
+        assert_eq!(event_variant("checkout"), "Checkout");
+        assert_eq!(event_variant("add_item"), "AddItem");
+        assert_eq!(event_variant("Pay"), "Pay");
+        assert_eq!(event_variant("track2_go"), "Track2Go");
+    }
+}

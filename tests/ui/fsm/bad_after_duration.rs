@@ -1,0 +1,11 @@
+use stratagem::prelude::*;
+
+#[agent(strategy = Fsm, transitions {
+    initial Closed
+    terminal Open
+    Closed -> Open after 5d
+})]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Door {}
+
+fn main() {}

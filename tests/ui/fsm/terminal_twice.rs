@@ -1,0 +1,12 @@
+use stratagem::prelude::*;
+
+#[agent(strategy = Fsm, transitions {
+    initial Closed
+    terminal Open
+    terminal Open as failure
+    Closed -> Open on push
+})]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Door {}
+
+fn main() {}

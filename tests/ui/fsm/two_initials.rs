@@ -1,0 +1,12 @@
+use stratagem::prelude::*;
+
+#[agent(strategy = Fsm, transitions {
+    initial Closed
+    initial Open
+    terminal Open
+    Closed -> Open on open
+})]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Door {}
+
+fn main() {}
