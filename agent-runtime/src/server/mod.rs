@@ -48,7 +48,7 @@
 
 mod ai;
 mod children;
-mod clock;
+pub(crate) mod clock;
 mod core;
 mod cron;
 mod directives;
