@@ -321,6 +321,7 @@ fn verdict_of(result: Result<Vec<Directive>, AgentError>) -> (Verdict, Option<Si
         Err(AgentError::InvalidTransition { .. }) => (Verdict::Invalid, None),
         Err(AgentError::GuardRejected { guards, .. }) => (Verdict::Rejected(guards), None),
         Err(AgentError::Action { action, .. }) => (Verdict::Failed(action), None),
+        Err(AgentError::GuardFailed { guard, .. }) => (Verdict::Failed(guard), None),
         Err(other) => panic!("unexpected error {other:?}"),
     }
 }
