@@ -42,6 +42,22 @@
 pub use agent_macros::{action, agent};
 pub use agent_runtime::*;
 
+/// Includes the Rust that `agent_dsl::Builder` generated from `agents/<name>.agent` into
+/// `$OUT_DIR/<name>.rs` (see the `order-service` example).
+///
+/// ```ignore
+/// mod agents {
+///     use super::*; // the actions and types the `.agent` file names
+///     stratagem::include_agents!("order");
+/// }
+/// ```
+#[macro_export]
+macro_rules! include_agents {
+    ($name:literal) => {
+        ::core::include!(::core::concat!(::core::env!("OUT_DIR"), "/", $name, ".rs"));
+    };
+}
+
 /// Everything an agent definition usually needs.
 pub mod prelude {
     pub use agent_macros::{action, agent};

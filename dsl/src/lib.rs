@@ -7,9 +7,14 @@
 
 #![forbid(unsafe_code)]
 
+pub mod build;
 pub mod check;
 pub mod emit;
 pub mod expand;
 pub mod graph;
 pub mod model;
+pub mod report;
+pub mod syntax;
 pub mod tokens;
+
+pub use build::{BuildError, Builder};

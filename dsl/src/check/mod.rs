@@ -6,6 +6,7 @@ mod agent;
 pub mod codes;
 mod ctxt;
 mod diagnostic;
+mod file;
 pub mod fsm;
 mod names;
 mod routes;
@@ -16,6 +17,7 @@ pub use action::{ActionShape, StateAccess};
 pub use codes::Code;
 pub use ctxt::Ctxt;
 pub use diagnostic::{Diagnostic, Label, Severity, to_syn_error};
+pub use file::type_text;
 pub use names::{is_identifier, is_keyword};
 pub use routes::check_pattern;
 
@@ -25,6 +27,13 @@ use crate::model::{ActionDef, AgentDef};
 pub fn agent(def: &AgentDef) -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
     let cx = Ctxt::new();
     agent::check_agent(&cx, def);
+    cx.finish()
+}
+
+/// Checks every agent of a `.agent` file: `Ok(warnings)` or `Err(all diagnostics)`.
+pub fn file(agents: &[AgentDef]) -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
+    let cx = Ctxt::new();
+    file::check_file(&cx, agents);
     cx.finish()
 }
 

@@ -4,10 +4,12 @@
 mod action;
 mod agent;
 mod fsm;
+mod state;
 
 pub use action::{action, action_fallback};
 pub use agent::{agent, agent_fallback};
 pub use fsm::{event_enum, state_enum};
+pub use state::state_struct;
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -25,4 +27,14 @@ pub fn runtime(setting: &Setting<syn::Path>) -> TokenStream {
 /// An identifier for a model name, carrying its span when it came from a macro.
 pub fn ident(name: &str, span: Span) -> syn::Ident {
     syn::Ident::new(name, span.to_proc_macro())
+}
+
+/// Everything a `.agent` file's agents generate: each state struct, then its `AgentSpec` impl.
+pub fn file(agents: &[crate::model::AgentDef]) -> TokenStream {
+    let items = agents.iter().map(|def| {
+        let state = state_struct(def);
+        let spec = agent(def);
+        quote!(#state #spec)
+    });
+    quote!(#(#items)*)
 }

@@ -1,0 +1,192 @@
+//! The commands. Each returns the process exit code.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use agent_dsl::build::{check_source, compile_source, pretty};
+use agent_dsl::check::Diagnostic;
+use agent_dsl::model::FileId;
+use agent_dsl::report::{self, Sources};
+use agent_dsl::syntax;
+
+use super::args::{Command, GraphFormat, MessageFormat, USAGE};
+
+const OK: u8 = 0;
+const ERRORS: u8 = 1;
+const USAGE_OR_IO: u8 = 2;
+
+pub fn run(command: Command) -> u8 {
+    match command {
+        Command::Help => {
+            println!("{USAGE}");
+            OK
+        }
+        Command::Check { files, format } => check(&files, format),
+        Command::Fmt {
+            files,
+            check,
+            format,
+        } => fmt(&files, check, format),
+        Command::Graph {
+            file,
+            item,
+            format,
+            messages,
+        } => graph(&file, item.as_deref(), format, messages),
+        Command::Expand { file, format } => expand(&file, format),
+    }
+}
+
+/// Reads every file into `sources`; `None` (after saying why) when one cannot be read.
+fn read(sources: &mut Sources, files: &[PathBuf]) -> Option<Vec<FileId>> {
+    let mut ids = Vec::new();
+    for path in files {
+        match std::fs::read_to_string(path) {
+            Ok(text) => ids.push(sources.add(path.display().to_string(), text)),
+            Err(e) => {
+                eprintln!("error: cannot read `{}`: {e}", path.display());
+                return None;
+            }
+        }
+    }
+    Some(ids)
+}
+
+/// Prints diagnostics: rustc style on stderr, or JSON lines on stdout.
+fn print(sources: &Sources, diagnostics: &[Diagnostic], format: MessageFormat) {
+    match format {
+        MessageFormat::Human => {
+            let mut err = std::io::stderr().lock();
+            let _ = err.write_all(report::render(sources, diagnostics).as_bytes());
+        }
+        MessageFormat::Json => {
+            let mut out = std::io::stdout().lock();
+            for d in diagnostics {
+                let _ = writeln!(out, "{}", report::json_line(sources, d));
+            }
+        }
+    }
+}
+
+fn summary(diagnostics: &[Diagnostic], format: MessageFormat) {
+    let errors = diagnostics.iter().filter(|d| d.is_error()).count();
+    let warnings = diagnostics.len() - errors;
+    if format == MessageFormat::Human && (errors > 0 || warnings > 0) {
+        let plural = |n: usize, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
+        eprintln!(
+            "{}",
+            match (errors, warnings) {
+                (0, w) => format!("warning: {} emitted", plural(w, "warning")),
+                (e, 0) => format!("error: could not compile due to {}", plural(e, "error")),
+                (e, w) => format!(
+                    "error: could not compile due to {}; {} emitted",
+                    plural(e, "error"),
+                    plural(w, "warning")
+                ),
+            }
+        );
+    }
+}
+
+fn check(files: &[PathBuf], format: MessageFormat) -> u8 {
+    let mut sources = Sources::new();
+    let Some(ids) = read(&mut sources, files) else {
+        return USAGE_OR_IO;
+    };
+    let mut all = Vec::new();
+    for id in ids {
+        match check_source(id, sources.source(id)) {
+            Ok((_, warnings)) => all.extend(warnings),
+            Err(diagnostics) => all.extend(diagnostics),
+        }
+    }
+    print(&sources, &all, format);
+    summary(&all, format);
+    if all.iter().any(Diagnostic::is_error) {
+        ERRORS
+    } else {
+        OK
+    }
+}
+
+fn expand(file: &Path, format: MessageFormat) -> u8 {
+    let mut sources = Sources::new();
+    let Some(ids) = read(&mut sources, &[file.to_path_buf()]) else {
+        return USAGE_OR_IO;
+    };
+    match compile_source(ids[0], sources.source(ids[0]), None) {
+        Ok(compiled) => {
+            print(&sources, &compiled.warnings, format);
+            print!("{}", pretty(&compiled.code, &file.display().to_string()));
+            OK
+        }
+        Err(diagnostics) => {
+            print(&sources, &diagnostics, format);
+            summary(&diagnostics, format);
+            ERRORS
+        }
+    }
+}
+
+fn fmt(files: &[PathBuf], check: bool, format: MessageFormat) -> u8 {
+    let mut sources = Sources::new();
+    let Some(ids) = read(&mut sources, files) else {
+        return USAGE_OR_IO;
+    };
+    let mut code = OK;
+    for (id, path) in ids.into_iter().zip(files) {
+        let source = sources.source(id);
+        let formatted = match syntax::format::format(id, source) {
+            Ok(text) => text,
+            Err(diagnostics) => {
+                print(&sources, &diagnostics, format);
+                code = code.max(ERRORS);
+                continue;
+            }
+        };
+        if formatted == source {
+            continue;
+        }
+        if check {
+            eprintln!("`{}` is not formatted", path.display());
+            code = code.max(ERRORS);
+        } else if let Err(e) = std::fs::write(path, &formatted) {
+            eprintln!("error: cannot write `{}`: {e}", path.display());
+            return USAGE_OR_IO;
+        }
+    }
+    code
+}
+
+fn graph(file: &Path, item: Option<&str>, format: GraphFormat, messages: MessageFormat) -> u8 {
+    let mut sources = Sources::new();
+    let Some(ids) = read(&mut sources, &[file.to_path_buf()]) else {
+        return USAGE_OR_IO;
+    };
+    let (def, _) = match check_source(ids[0], sources.source(ids[0])) {
+        Ok(ok) => ok,
+        Err(diagnostics) => {
+            print(&sources, &diagnostics, messages);
+            summary(&diagnostics, messages);
+            return ERRORS;
+        }
+    };
+    let _ = format;
+    let names: Vec<&str> = def.agents.iter().map(|a| a.name.value.as_str()).collect();
+    match item {
+        Some(name) if !names.contains(&name) => {
+            eprintln!(
+                "error: `{}` declares no agent or behavior `{name}`",
+                file.display()
+            );
+            USAGE_OR_IO
+        }
+        _ => {
+            eprintln!(
+                "error: nothing to draw in `{}`: only FSM agents and behaviour trees have a graph",
+                file.display()
+            );
+            ERRORS
+        }
+    }
+}

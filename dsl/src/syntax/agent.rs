@@ -1,0 +1,108 @@
+//! `agent Name { ... }` -> [`AgentDef`].
+
+use pest::iterators::Pair;
+
+use super::literal::{duration, literal, name, path, rust_type, string};
+use super::routes::routes;
+use super::{Rule, children, span, unsupported};
+use crate::check::Ctxt;
+use crate::model::{ActionRef, AgentDef, Field, FileId, StateDef, StrategyDef};
+
+/// Lowers an `agent` pair. Parts may come in any order; repeated once-only parts are recorded
+/// for the checker, repeated `state`, `actions` and `routes` blocks append.
+pub fn agent(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> AgentDef {
+    let mut parts = children(pair);
+    let name = parts
+        .next()
+        .map(|p| name(file, &p))
+        .expect("the grammar requires an agent name");
+    let mut def = AgentDef::new(name, StateDef::Fields(Vec::new()));
+    for part in parts {
+        let at = span(file, &part);
+        match part.as_rule() {
+            Rule::description => {
+                if let Some(text) = children(part).next() {
+                    let text = string(cx, file, &text);
+                    def.description.set(text.value, text.span);
+                }
+            }
+            Rule::state => {
+                let StateDef::Fields(fields) = &mut def.state else {
+                    unreachable!("file agents declare their fields")
+                };
+                fields.extend(children(part).filter_map(|f| field(cx, file, f)));
+            }
+            Rule::actions => {
+                for p in children(part) {
+                    if let Some((path, name)) = path(cx, file, &p) {
+                        def.actions.push(ActionRef { path, name });
+                    }
+                }
+            }
+            Rule::tick => {
+                if let Some(d) = children(part).next().and_then(|d| duration(cx, file, &d)) {
+                    def.tick.set(d.value, at);
+                }
+            }
+            Rule::routes => def.routes.extend(routes(cx, file, part)),
+            Rule::strategy => {
+                if let Some(strategy) = strategy(cx, file, part) {
+                    def.strategy.set(strategy, at);
+                }
+            }
+            _ => {}
+        }
+    }
+    def
+}
+
+fn field(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> Option<Field> {
+    let mut parts = children(pair);
+    let name = name(file, &parts.next()?);
+    let ty = rust_type(cx, file, &parts.next()?)?;
+    let default = match parts.next() {
+        Some(lit) => Some(literal(cx, file, lit)?),
+        None => None,
+    };
+    Some(Field { name, ty, default })
+}
+
+fn strategy(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> Option<StrategyDef> {
+    let inner = children(pair).next()?;
+    match inner.as_rule() {
+        Rule::strategy_direct => Some(StrategyDef::Direct),
+        Rule::strategy_fsm => {
+            cx.push(unsupported(
+                file,
+                &inner,
+                "`strategy fsm` is not supported in `.agent` files yet",
+                "FSM agents land with the FSM model; use `strategy direct` meanwhile",
+            ));
+            None
+        }
+        Rule::strategy_behavior => {
+            cx.push(unsupported(
+                file,
+                &inner,
+                "`strategy behavior` is not supported in `.agent` files yet",
+                "behaviour-tree agents land with the tree model; use `strategy direct` meanwhile",
+            ));
+            None
+        }
+        Rule::strategy_ai => {
+            let kind = inner
+                .clone()
+                .into_inner()
+                .next()
+                .map_or("react", |k| k.as_str());
+            cx.push(unsupported(
+                file,
+                &inner,
+                &format!("`strategy {kind}` is not supported in `.agent` files yet"),
+                "AI strategies land with the AI model; use `strategy direct` meanwhile",
+            ));
+            None
+        }
+        _ => None,
+    }
+}
