@@ -77,7 +77,8 @@ fn validate_order(order: &mut Order) -> Result<(), ActionError> {
     }
     let mut total = 0.0;
     for item in &order.items {
-        total += price(item).ok_or_else(|| ActionError::new(format!("`{item}` is not sold here")))?;
+        total +=
+            price(item).ok_or_else(|| ActionError::new(format!("`{item}` is not sold here")))?;
     }
     order.total = total;
     order.hold = true;
@@ -135,7 +136,10 @@ fn cart(items: &[&str]) -> Agent<Order> {
 
 #[tokio::main(flavor = "current_thread", start_paused = true)]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    println!("The Order machine (OrderState::MERMAID):\n{}", OrderState::MERMAID);
+    println!(
+        "The Order machine (OrderState::MERMAID):\n{}",
+        OrderState::MERMAID
+    );
 
     println!("1. Happy path, with the typed API");
     let mut order = cart(&["tea", "mug"]);
@@ -147,7 +151,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     // Not enough: the guard rejects the payment and nothing changes.
     match order.cmd(OrderEvent::Pay.with(json!({ "amount": 5.0 }))) {
-        Err(AgentError::GuardRejected { .. }) => println!("  pay 5.00 of {:.2}: rejected by `paid_in_full`", order.state().total),
+        Err(AgentError::GuardRejected { .. }) => println!(
+            "  pay 5.00 of {:.2}: rejected by `paid_in_full`",
+            order.state().total
+        ),
         other => return Err(format!("expected a rejected guard, got {other:?}").into()),
     }
     let directives = order.cmd(OrderEvent::Pay.with(json!({ "amount": 12.5 })))?;
@@ -182,7 +189,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     println!("3. A timeout, on the agent server");
     let server = AgentServer::start(cart(&["tea"]), Options::default()).await?;
-    let outcome = server.call(Signal::new("order.checkout", json!({}))).await?;
+    let outcome = server
+        .call(Signal::new("order.checkout", json!({})))
+        .await?;
     show("order.checkout", &outcome.snapshot);
     tokio::time::advance(Duration::from_secs(29 * 60)).await;
     show("29 minutes later", &server.snapshot().await?);
@@ -192,6 +201,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let state = server.state().await?;
     println!("  hold released on the way out: {}", !state.hold);
     let report = server.stop().await;
-    println!("  timers fired: {}, errors: {}", report.timers_fired, report.errors);
+    println!(
+        "  timers fired: {}, errors: {}",
+        report.timers_fired, report.errors
+    );
     Ok(())
 }

@@ -122,7 +122,9 @@ fn decode<P: DeserializeOwned>(params: &Value) -> Result<P, ()> {
 fn guards() -> HashMap<&'static str, Guard> {
     let mut g: HashMap<&'static str, Guard> = HashMap::new();
     g.insert("not_full", |v, _| Ok(not_full(v)));
-    g.insert("enough", |v, p| decode::<Selection>(p).map(|s| enough(v, s)));
+    g.insert("enough", |v, p| {
+        decode::<Selection>(p).map(|s| enough(v, s))
+    });
     g.insert("never", |v, _| Ok(never(v)));
     g
 }
@@ -285,10 +287,14 @@ impl Reference {
     }
 
     fn armed(&self) -> Option<(u128, String, u64)> {
-        self.fsm.timer(&self.state).and_then(|row| match &row.trigger {
-            Trigger::After(d) => Some((u128::from(d.value.0), self.state.clone(), self.generation)),
-            Trigger::Event(_) => None,
-        })
+        self.fsm
+            .timer(&self.state)
+            .and_then(|row| match &row.trigger {
+                Trigger::After(d) => {
+                    Some((u128::from(d.value.0), self.state.clone(), self.generation))
+                }
+                Trigger::Event(_) => None,
+            })
     }
 
     fn status(&self) -> Status {

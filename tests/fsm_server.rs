@@ -73,13 +73,21 @@ async fn the_after_timer_fires_through_the_server_and_a_stale_one_is_ignored() {
     advance(Duration::from_secs(10)).await;
     settle().await;
     let agent = server.agent().await.unwrap();
-    assert_eq!(agent.fsm_state(), LeaseState::Offered, "the stale timer fired and was ignored");
+    assert_eq!(
+        agent.fsm_state(),
+        LeaseState::Offered,
+        "the stale timer fired and was ignored"
+    );
     assert!(!agent.state().expired);
     assert_eq!(agent.strategy_state().generation, 1);
 
     advance(Duration::from_secs(19)).await;
     settle().await;
-    assert_eq!(server.agent().await.unwrap().fsm_state(), LeaseState::Offered, "not yet");
+    assert_eq!(
+        server.agent().await.unwrap().fsm_state(),
+        LeaseState::Offered,
+        "not yet"
+    );
 
     advance(Duration::from_secs(1)).await;
     let snapshot = server
@@ -90,7 +98,13 @@ async fn the_after_timer_fires_through_the_server_and_a_stale_one_is_ignored() {
     assert!(snapshot.done());
     assert_eq!(snapshot.details["state"], "Expired");
     let state = server.state().await.unwrap();
-    assert_eq!(state, Lease { reminders: 1, expired: true });
+    assert_eq!(
+        state,
+        Lease {
+            reminders: 1,
+            expired: true
+        }
+    );
 
     let report = server.stop().await;
     assert_eq!(report.timers_fired, 2, "both timers fired; one was stale");
@@ -111,7 +125,10 @@ async fn a_timer_for_a_state_the_machine_has_left_is_ignored() {
     settle().await;
     let agent = server.agent().await.unwrap();
     assert_eq!(agent.fsm_state(), LeaseState::Signed);
-    assert!(!agent.state().expired, "the offer's timer did not expire a signed lease");
+    assert!(
+        !agent.state().expired,
+        "the offer's timer did not expire a signed lease"
+    );
 
     let report = server.stop().await;
     assert_eq!(report.timers_fired, 1);
