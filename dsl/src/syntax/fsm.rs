@@ -39,7 +39,8 @@ pub fn fsm(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> FsmDef {
             }
             Rule::fsm_hook => {
                 let mut parts = children(part);
-                let (Some(kind), Some(state), Some(action)) = (parts.next(), parts.next(), parts.next())
+                let (Some(kind), Some(state), Some(action)) =
+                    (parts.next(), parts.next(), parts.next())
                 else {
                     continue;
                 };

@@ -63,7 +63,10 @@ pub mod actions {
     /// Leaving `Pending`: nothing is held in this example, but the hook runs.
     #[action]
     pub fn release_hold(order: &mut Order) {
-        order.note.get_or_insert_with(String::new).push_str("released; ");
+        order
+            .note
+            .get_or_insert_with(String::new)
+            .push_str("released; ");
     }
 
     /// Counts what the clerk sees; any agent can run it (it takes no state).
@@ -84,4 +87,3 @@ pub mod actions {
         }
     }
 }
-

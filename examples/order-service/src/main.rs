@@ -3,7 +3,6 @@
 use order_service::agents::{Clerk, Order, OrderEvent, OrderState};
 use stratagem::prelude::*;
 
-
 fn main() {
     let mut order = Order::new();
     order
@@ -12,7 +11,11 @@ fn main() {
     assert_eq!(order.fsm_state(), OrderState::Pending);
 
     // Not enough money: the guard refuses, nothing changes.
-    assert!(order.cmd(OrderEvent::Pay.with(json!({"amount": 5.0}))).is_err());
+    assert!(
+        order
+            .cmd(OrderEvent::Pay.with(json!({"amount": 5.0})))
+            .is_err()
+    );
     assert_eq!(order.fsm_state(), OrderState::Pending);
 
     // Through a signal and a route this time.

@@ -19,14 +19,19 @@ fn defaults_come_from_the_file() {
     let clerk = Clerk::default();
     assert_eq!(clerk.receipts, 0);
     assert_eq!(clerk.log, ["opened"]);
-    assert_eq!(<Order as AgentSpec>::DESCRIPTION, "Takes an order from cart to delivery");
+    assert_eq!(
+        <Order as AgentSpec>::DESCRIPTION,
+        "Takes an order from cart to delivery"
+    );
 }
 
 #[test]
 fn the_happy_path_runs_exit_row_and_entry_actions() {
     let mut order = checked_out();
     assert_eq!(order.fsm_state(), OrderState::Pending);
-    order.cmd(OrderEvent::Pay.with(json!({"amount": 4.0}))).unwrap();
+    order
+        .cmd(OrderEvent::Pay.with(json!({"amount": 4.0})))
+        .unwrap();
     assert_eq!(order.fsm_state(), OrderState::Paid);
     assert_eq!(order.state().paid, 4.0);
     assert_eq!(order.state().note.as_deref(), Some("receipt for 4.00"));
@@ -43,7 +48,11 @@ fn a_failing_guard_or_action_changes_nothing() {
     assert!(order.state().items.is_empty());
 
     let mut order = checked_out();
-    assert!(order.cmd(OrderEvent::Pay.with(json!({"amount": 1.0}))).is_err());
+    assert!(
+        order
+            .cmd(OrderEvent::Pay.with(json!({"amount": 1.0})))
+            .is_err()
+    );
     assert_eq!(order.fsm_state(), OrderState::Pending);
     assert_eq!(order.state().paid, 0.0);
 }
@@ -68,7 +77,9 @@ fn the_pending_timer_is_armed_on_entry() {
         .cmd(OrderEvent::Checkout.with(json!({"items": ["tea"], "total": 4.0})))
         .unwrap();
     assert!(
-        directives.iter().any(|d| matches!(d, Directive::Schedule { delay, .. } if delay.as_secs() == 30 * 60)),
+        directives
+            .iter()
+            .any(|d| matches!(d, Directive::Schedule { delay, .. } if delay.as_secs() == 30 * 60)),
         "{directives:?}"
     );
 }

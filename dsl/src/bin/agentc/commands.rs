@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 
 use agent_dsl::build::{check_source, compile_source, pretty};
 use agent_dsl::check::Diagnostic;
-use agent_dsl::model::FileId;
-use agent_dsl::report::{self, Sources};
 use agent_dsl::graph;
+use agent_dsl::model::FileId;
 use agent_dsl::model::{FsmDef, StrategyDef};
+use agent_dsl::report::{self, Sources};
 use agent_dsl::syntax;
 
 use super::args::{Command, GraphFormat, MessageFormat, USAGE};
@@ -192,7 +192,10 @@ fn graph(file: &Path, item: Option<&str>, format: GraphFormat, messages: Message
                 return ERRORS;
             }
             None => {
-                eprintln!("error: `{}` declares no agent or behavior `{name}`", file.display());
+                eprintln!(
+                    "error: `{}` declares no agent or behavior `{name}`",
+                    file.display()
+                );
                 return USAGE_OR_IO;
             }
         },
