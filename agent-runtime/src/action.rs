@@ -78,12 +78,27 @@ pub struct Outcome {
     pub ops: Vec<StateOp>,
     /// Effects for the host.
     pub directives: Vec<Directive>,
+    /// The action has started work it has not finished: a behaviour tree keeps its leaf
+    /// `Running` and runs the action again on the next tick. Other strategies ignore it.
+    #[serde(skip_serializing_if = "is_false")]
+    pub in_progress: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl Outcome {
     /// No operations, no directives.
     pub fn new() -> Self {
         Outcome::default()
+    }
+
+    /// Marks the work unfinished (see [`Outcome::in_progress`]): a behaviour-tree leaf stays
+    /// `Running`; the state changes and directives still apply.
+    pub fn in_progress(mut self) -> Self {
+        self.in_progress = true;
+        self
     }
 
     /// Adds an operation.
@@ -144,7 +159,7 @@ impl Outcome {
 #[diagnostic::on_unimplemented(
     message = "an action cannot return `{Self}`",
     label = "returned here",
-    note = "an action returns `()`, `Outcome`, `Result<(), E>` or `Result<Outcome, E>` where `E: std::error::Error`; put results in the state or in `Outcome` directives"
+    note = "an action returns `()`, `Outcome`, `Result<(), E>` or `Result<Outcome, E>` where `E: std::error::Error`, or a tree `bt::Status`; put results in the state or in `Outcome` directives"
 )]
 pub trait IntoOutcome {
     /// Performs the conversion.
@@ -228,6 +243,9 @@ impl<S> Clone for ActionFn<S> {
 
 impl<S> Copy for ActionFn<S> {}
 
+/// A sync action run with borrowed JSON parameters.
+type BorrowedRun<S> = fn(&mut S, &Value) -> Result<Outcome, ActionError>;
+
 /// One row of an agent's action table: name, description, schema and how to run it.
 pub struct ActionEntry<S> {
     /// The action's name.
@@ -239,6 +257,7 @@ pub struct ActionEntry<S> {
     /// How to run it.
     pub run: ActionFn<S>,
     schema: fn() -> Value,
+    run_borrowed: Option<BorrowedRun<S>>,
 }
 
 impl<S> Clone for ActionEntry<S> {
@@ -265,6 +284,18 @@ impl<S> ActionEntry<S> {
         matches!(self.run, ActionFn::Async(_))
     }
 
+    /// Runs a synchronous action with borrowed parameters, decoded straight from `params`
+    /// without copying the JSON (a behaviour tree runs the same leaf every tick). `None` for an
+    /// async action. Like [`ActionFn::Sync`], it mutates `state` directly: wrap it in a draft
+    /// (see [`run_sync`]) to keep the state unchanged on failure.
+    pub fn run_sync_borrowed(
+        &self,
+        state: &mut S,
+        params: &Value,
+    ) -> Option<Result<Outcome, ActionError>> {
+        self.run_borrowed.map(|run| run(state, params))
+    }
+
     /// The action's description for tools.
     pub fn spec(&self) -> ActionSpec {
         ActionSpec {
@@ -284,6 +315,7 @@ impl<S: 'static> ActionEntry<S> {
             exec: A::EXEC,
             run: ActionFn::Sync(run_sync_json::<S, A>),
             schema: closed_schema::<A::Params>,
+            run_borrowed: Some(run_sync_borrowed::<S, A>),
         }
     }
 
@@ -295,6 +327,7 @@ impl<S: 'static> ActionEntry<S> {
             exec: A::EXEC,
             run: ActionFn::Async(run_async_json::<S, A>),
             schema: closed_schema::<A::Params>,
+            run_borrowed: None,
         }
     }
 }
@@ -304,6 +337,13 @@ fn run_sync_json<S, A: SyncAction<S>>(
     params: Value,
 ) -> Result<Outcome, ActionError> {
     A::run(state, decode_params::<A::Params>(A::NAME, params)?)
+}
+
+fn run_sync_borrowed<S, A: SyncAction<S>>(
+    state: &mut S,
+    params: &Value,
+) -> Result<Outcome, ActionError> {
+    A::run(state, decode_params_borrowed::<A::Params>(A::NAME, params)?)
 }
 
 fn run_async_json<S, A: AsyncAction<S>>(
@@ -323,6 +363,20 @@ pub fn decode_params<P: DeserializeOwned>(action: &str, params: Value) -> Result
     match serde_json::from_value::<P>(params) {
         Ok(p) => Ok(p),
         Err(first) if was_null => serde_json::from_value::<P>(Value::Object(Default::default()))
+            .map_err(|_| ActionError::invalid_params(action, first)),
+        Err(e) => Err(ActionError::invalid_params(action, e)),
+    }
+}
+
+/// [`decode_params`] from borrowed JSON: nothing is copied, so parameters without owned data
+/// (numbers, booleans, enums) decode without allocating.
+pub fn decode_params_borrowed<P: DeserializeOwned>(
+    action: &str,
+    params: &Value,
+) -> Result<P, ActionError> {
+    match P::deserialize(params) {
+        Ok(p) => Ok(p),
+        Err(first) if params.is_null() => P::deserialize(&Value::Object(Default::default()))
             .map_err(|_| ActionError::invalid_params(action, first)),
         Err(e) => Err(ActionError::invalid_params(action, e)),
     }

@@ -14,6 +14,7 @@
 
 pub mod action;
 pub mod agent;
+pub mod bt;
 pub mod directive;
 pub mod error;
 pub mod exec;
@@ -43,7 +44,10 @@ pub use runner::Runner;
 pub use signal::Signal;
 pub use snapshot::{Snapshot, Status};
 pub use state_op::{StateOp, StatePath};
-pub use strategy::{Direct, DirectState, Fsm, FsmSpec, FsmState, Strategy};
+pub use strategy::{
+    BehaviorTree, BehaviorTreeState, Direct, DirectState, Fsm, FsmSpec, FsmState, Strategy,
+    TreeAgent,
+};
 
 /// Items generated code relies on; not a stable API.
 #[doc(hidden)]

@@ -47,7 +47,7 @@
 //! ```
 
 mod children;
-mod clock;
+pub(crate) mod clock;
 mod core;
 mod cron;
 mod directives;

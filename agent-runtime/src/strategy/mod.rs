@@ -1,9 +1,11 @@
 //! The strategy contract and the built-in strategies.
 
+mod behavior_tree;
 mod direct;
 mod dispatch;
 pub mod fsm;
 
+pub use behavior_tree::{BehaviorTree, BehaviorTreeState, TreeAgent};
 pub use direct::{Direct, DirectState};
 pub use dispatch::{Dispatch, complete_action, dispatch_action};
 pub use fsm::{Fsm, FsmSpec, FsmState};

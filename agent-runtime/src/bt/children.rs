@@ -1,0 +1,128 @@
+//! Children of composites: cons lists of nodes, addressed by index.
+//!
+//! `(A, (B, ()))` is a list of two children. Indexing recurses through the list; with the list's
+//! length known at compile time the recursion unrolls into a jump over concrete calls, so a
+//! composite ticks its children without boxing or dynamic dispatch.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Ctx, Node, NodeState, Status, Visit, halt_running};
+
+/// One child's progress plus, for `parallel`, how it completed in the current activation.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Slot<T> {
+    /// The child's own progress.
+    pub node: T,
+    /// `Some` once the child completed in the parent's current activation (`parallel` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub done: Option<Status>,
+}
+
+/// The children of a composite node.
+pub trait Children<S> {
+    /// The children's progress.
+    type State: NodeState;
+    /// How many children there are.
+    const LEN: usize;
+
+    /// Ticks child `i`.
+    fn tick(&self, i: usize, state: &mut Self::State, ctx: &mut Ctx<'_, S>) -> Status;
+
+    /// Halts every running child except child `keep` (pass `usize::MAX` to halt them all).
+    fn halt_except(&self, keep: usize, state: &mut Self::State, ctx: &mut Ctx<'_, S>);
+
+    /// Whether child `i` is running.
+    fn is_running(&self, i: usize, state: &Self::State) -> bool;
+
+    /// How child `i` completed in the current activation, if it did.
+    fn done(&self, i: usize, state: &Self::State) -> Option<Status>;
+
+    /// Records how child `i` completed.
+    fn set_done(&self, i: usize, state: &mut Self::State, done: Status);
+
+    /// Forgets every completion.
+    fn clear_done(&self, state: &mut Self::State);
+
+    /// Visits every child.
+    fn visit(&self, state: &Self::State, depth: usize, f: &mut dyn FnMut(Visit<'_>));
+}
+
+impl<S> Children<S> for () {
+    type State = ();
+    const LEN: usize = 0;
+
+    fn tick(&self, _: usize, _: &mut (), _: &mut Ctx<'_, S>) -> Status {
+        // Composites never index past `LEN`; failing is the harmless answer if one did.
+        Status::Failure
+    }
+    fn halt_except(&self, _: usize, _: &mut (), _: &mut Ctx<'_, S>) {}
+    fn is_running(&self, _: usize, _: &()) -> bool {
+        false
+    }
+    fn done(&self, _: usize, _: &()) -> Option<Status> {
+        None
+    }
+    fn set_done(&self, _: usize, _: &mut (), _: Status) {}
+    fn clear_done(&self, _: &mut ()) {}
+    fn visit(&self, _: &(), _: usize, _: &mut dyn FnMut(Visit<'_>)) {}
+}
+
+impl<S, H: Node<S>, T: Children<S>> Children<S> for (H, T) {
+    type State = (Slot<H::State>, T::State);
+    const LEN: usize = 1 + T::LEN;
+
+    #[inline]
+    fn tick(&self, i: usize, state: &mut Self::State, ctx: &mut Ctx<'_, S>) -> Status {
+        if i == 0 {
+            self.0.tick(&mut state.0.node, ctx)
+        } else {
+            self.1.tick(i - 1, &mut state.1, ctx)
+        }
+    }
+
+    #[inline]
+    fn halt_except(&self, keep: usize, state: &mut Self::State, ctx: &mut Ctx<'_, S>) {
+        if keep != 0 {
+            halt_running(&self.0, &mut state.0.node, ctx);
+        }
+        self.1.halt_except(keep.wrapping_sub(1), &mut state.1, ctx);
+    }
+
+    #[inline]
+    fn is_running(&self, i: usize, state: &Self::State) -> bool {
+        if i == 0 {
+            self.0.is_running(&state.0.node)
+        } else {
+            self.1.is_running(i - 1, &state.1)
+        }
+    }
+
+    #[inline]
+    fn done(&self, i: usize, state: &Self::State) -> Option<Status> {
+        if i == 0 {
+            state.0.done
+        } else {
+            self.1.done(i - 1, &state.1)
+        }
+    }
+
+    #[inline]
+    fn set_done(&self, i: usize, state: &mut Self::State, done: Status) {
+        if i == 0 {
+            state.0.done = Some(done);
+        } else {
+            self.1.set_done(i - 1, &mut state.1, done);
+        }
+    }
+
+    #[inline]
+    fn clear_done(&self, state: &mut Self::State) {
+        state.0.done = None;
+        self.1.clear_done(&mut state.1);
+    }
+
+    fn visit(&self, state: &Self::State, depth: usize, f: &mut dyn FnMut(Visit<'_>)) {
+        self.0.visit(&state.0.node, depth, f);
+        self.1.visit(&state.1, depth, f);
+    }
+}

@@ -1,0 +1,255 @@
+//! Composites: sequences, selectors (with memory and reactive) and parallel.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Children, Ctx, Node, NodeKind, Status, Visit};
+
+/// Halt every child (`usize::MAX` is never a child index).
+const ALL: usize = usize::MAX;
+
+/// Progress of a sequence or selector: whether it runs and, with memory, the running child.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CompositeState<C> {
+    /// Whether the node is running.
+    pub running: bool,
+    /// The child to resume at (always 0 for reactive nodes).
+    pub current: usize,
+    /// The children's progress.
+    pub children: C,
+}
+
+/// Ticks children in order from the remembered one; `go_on` is the status that moves to the
+/// next child (`Success` for a sequence, `Failure` for a selector), anything else decides.
+#[inline]
+fn tick_with_memory<S, C: Children<S>>(
+    children: &C,
+    state: &mut CompositeState<C::State>,
+    ctx: &mut Ctx<'_, S>,
+    go_on: Status,
+) -> Status {
+    while state.current < C::LEN {
+        match children.tick(state.current, &mut state.children, ctx) {
+            Status::Running => {
+                state.running = true;
+                return Status::Running;
+            }
+            status if status == go_on => state.current += 1,
+            decided => {
+                state.current = 0;
+                state.running = false;
+                return decided;
+            }
+        }
+    }
+    state.current = 0;
+    state.running = false;
+    go_on
+}
+
+/// Ticks every child from the first each tick; a `Running` child halts every other running one,
+/// a deciding child halts the running later ones.
+#[inline]
+fn tick_reactive<S, C: Children<S>>(
+    children: &C,
+    state: &mut CompositeState<C::State>,
+    ctx: &mut Ctx<'_, S>,
+    go_on: Status,
+) -> Status {
+    for i in 0..C::LEN {
+        match children.tick(i, &mut state.children, ctx) {
+            Status::Running => {
+                children.halt_except(i, &mut state.children, ctx);
+                state.running = true;
+                return Status::Running;
+            }
+            status if status == go_on => {}
+            decided => {
+                children.halt_except(ALL, &mut state.children, ctx);
+                state.running = false;
+                return decided;
+            }
+        }
+    }
+    state.running = false;
+    go_on
+}
+
+fn halt_composite<S, C: Children<S>>(
+    children: &C,
+    state: &mut CompositeState<C::State>,
+    ctx: &mut Ctx<'_, S>,
+) {
+    if !state.running {
+        return;
+    }
+    children.halt_except(ALL, &mut state.children, ctx);
+    state.current = 0;
+    state.running = false;
+}
+
+macro_rules! composite {
+    ($(#[$doc:meta])* $name:ident, $tick:ident, $go_on:expr, $kind:expr) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, Default)]
+        pub struct $name<C> {
+            children: C,
+        }
+
+        impl<C> $name<C> {
+            /// A node over these children (a cons list, see [`nodes!`](crate::nodes)).
+            pub const fn new(children: C) -> Self {
+                $name { children }
+            }
+        }
+
+        impl<S, C: Children<S>> Node<S> for $name<C> {
+            type State = CompositeState<C::State>;
+
+            #[inline]
+            fn tick(&self, state: &mut Self::State, ctx: &mut Ctx<'_, S>) -> Status {
+                $tick(&self.children, state, ctx, $go_on)
+            }
+
+            fn halt(&self, state: &mut Self::State, ctx: &mut Ctx<'_, S>) {
+                halt_composite(&self.children, state, ctx)
+            }
+
+            fn is_running(&self, state: &Self::State) -> bool {
+                state.running
+            }
+
+            fn visit(&self, state: &Self::State, depth: usize, f: &mut dyn FnMut(Visit<'_>)) {
+                f(Visit { depth, kind: $kind, running: state.running });
+                self.children.visit(&state.children, depth + 1, f);
+            }
+        }
+    };
+}
+
+composite!(
+    /// `sequence`: ticks children in order until one fails; remembers the running child and
+    /// resumes there on the next tick (earlier children are not ticked again).
+    Sequence, tick_with_memory, Status::Success, NodeKind::Sequence
+);
+composite!(
+    /// `reactive_sequence`: ticks children from the first every tick, so earlier conditions are
+    /// re-checked; one failing halts a running later child.
+    ReactiveSequence, tick_reactive, Status::Success, NodeKind::ReactiveSequence
+);
+composite!(
+    /// `selector` (fallback): ticks children in order until one succeeds; remembers the running
+    /// child.
+    Selector, tick_with_memory, Status::Failure, NodeKind::Selector
+);
+composite!(
+    /// `reactive_selector`: ticks children from the first every tick; an earlier child that
+    /// succeeds or runs halts a running later child.
+    ReactiveSelector, tick_reactive, Status::Failure, NodeKind::ReactiveSelector
+);
+
+/// `parallel(success = N, failure = M)`: ticks every unfinished child each tick, in order, and
+/// decides as soon as N children succeeded (success), M failed, or N successes can no longer be
+/// reached (failure); then it halts the running children and the rest are not ticked.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Parallel<C> {
+    success: usize,
+    failure: usize,
+    children: C,
+}
+
+impl<C> Parallel<C> {
+    /// A parallel node. The compiler rejects thresholds of 0 or above the child count; built by
+    /// hand, they are clamped into `1..=children`.
+    pub fn new<S>(success: usize, failure: usize, children: C) -> Self
+    where
+        C: Children<S>,
+    {
+        let clamp = |n: usize| n.clamp(1, C::LEN.max(1));
+        Parallel {
+            success: clamp(success),
+            failure: clamp(failure),
+            children,
+        }
+    }
+}
+
+/// Progress of a parallel node; which children completed is in their [`Slot`](super::Slot)s.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ParallelState<C> {
+    /// Whether the node is running.
+    pub running: bool,
+    /// Children that succeeded in this activation.
+    pub successes: usize,
+    /// Children that failed in this activation.
+    pub failures: usize,
+    /// The children's progress.
+    pub children: C,
+}
+
+impl<C> Parallel<C> {
+    fn finish<S>(&self, state: &mut ParallelState<C::State>, ctx: &mut Ctx<'_, S>)
+    where
+        C: Children<S>,
+    {
+        self.children.halt_except(ALL, &mut state.children, ctx);
+        self.children.clear_done(&mut state.children);
+        state.successes = 0;
+        state.failures = 0;
+        state.running = false;
+    }
+}
+
+impl<S, C: Children<S>> Node<S> for Parallel<C> {
+    type State = ParallelState<C::State>;
+
+    fn tick(&self, state: &mut Self::State, ctx: &mut Ctx<'_, S>) -> Status {
+        for i in 0..C::LEN {
+            if self.children.done(i, &state.children).is_some() {
+                continue;
+            }
+            match self.children.tick(i, &mut state.children, ctx) {
+                Status::Running => continue,
+                done => {
+                    self.children.set_done(i, &mut state.children, done);
+                    if done == Status::Success {
+                        state.successes += 1;
+                    } else {
+                        state.failures += 1;
+                    }
+                }
+            }
+            if state.successes >= self.success {
+                self.finish(state, ctx);
+                return Status::Success;
+            }
+            if state.failures >= self.failure || C::LEN - state.failures < self.success {
+                self.finish(state, ctx);
+                return Status::Failure;
+            }
+        }
+        state.running = true;
+        Status::Running
+    }
+
+    fn halt(&self, state: &mut Self::State, ctx: &mut Ctx<'_, S>) {
+        if state.running {
+            self.finish(state, ctx);
+        }
+    }
+
+    fn is_running(&self, state: &Self::State) -> bool {
+        state.running
+    }
+
+    fn visit(&self, state: &Self::State, depth: usize, f: &mut dyn FnMut(Visit<'_>)) {
+        f(Visit {
+            depth,
+            kind: NodeKind::Parallel {
+                success: self.success,
+                failure: self.failure,
+            },
+            running: state.running,
+        });
+        self.children.visit(&state.children, depth + 1, f);
+    }
+}

@@ -1,0 +1,307 @@
+//! Leaves: conditions, actions and `wait`.
+
+use std::fmt;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::time::Duration;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{Ctx, Node, NodeKind, Status, Visit};
+use crate::action::{ActionEntry, ActionFn, Outcome, apply_outcome};
+use crate::directive::Directive;
+use crate::error::{ActionError, ActionErrorKind, AgentError, ErrorContext};
+use crate::instruction::Instruction;
+use crate::state_op::apply_ops;
+
+/// `condition name`: `Success` when the predicate holds on the blackboard, else `Failure`.
+/// Never running.
+#[derive(Clone, Copy)]
+pub struct Condition<F> {
+    name: &'static str,
+    check: F,
+}
+
+impl<F> Condition<F> {
+    /// A condition called `name` (for displays) checking `check`.
+    pub const fn new(name: &'static str, check: F) -> Self {
+        Condition { name, check }
+    }
+}
+
+impl<F> fmt::Debug for Condition<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Condition").field(&self.name).finish()
+    }
+}
+
+impl<S, F: Fn(&S) -> bool> Node<S> for Condition<F> {
+    type State = ();
+
+    #[inline]
+    fn tick(&self, _: &mut (), ctx: &mut Ctx<'_, S>) -> Status {
+        if (self.check)(ctx.state()) {
+            Status::Success
+        } else {
+            Status::Failure
+        }
+    }
+
+    fn halt(&self, _: &mut (), _: &mut Ctx<'_, S>) {}
+
+    fn is_running(&self, _: &()) -> bool {
+        false
+    }
+
+    fn visit(&self, _: &(), depth: usize, f: &mut dyn FnMut(Visit<'_>)) {
+        f(Visit {
+            depth,
+            kind: NodeKind::Condition(self.name),
+            running: false,
+        });
+    }
+}
+
+/// Progress of `wait`: when it started.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct WaitState {
+    /// The clock reading at the activation's first tick; `None` when not waiting.
+    pub since: Option<Duration>,
+}
+
+/// `wait(D)`: `Running` on its first tick, `Success` on the first tick at which D has elapsed.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Wait {
+    after: Duration,
+}
+
+impl Wait {
+    /// Waits `after`.
+    pub const fn new(after: Duration) -> Self {
+        Wait { after }
+    }
+}
+
+impl<S> Node<S> for Wait {
+    type State = WaitState;
+
+    #[inline]
+    fn tick(&self, state: &mut WaitState, ctx: &mut Ctx<'_, S>) -> Status {
+        match state.since {
+            None => {
+                state.since = Some(ctx.now());
+                Status::Running
+            }
+            Some(since) if ctx.now().saturating_sub(since) >= self.after => {
+                state.since = None;
+                Status::Success
+            }
+            Some(_) => Status::Running,
+        }
+    }
+
+    fn halt(&self, state: &mut WaitState, _: &mut Ctx<'_, S>) {
+        state.since = None;
+    }
+
+    fn is_running(&self, state: &WaitState) -> bool {
+        state.since.is_some()
+    }
+
+    fn visit(&self, state: &WaitState, depth: usize, f: &mut dyn FnMut(Visit<'_>)) {
+        f(Visit {
+            depth,
+            kind: NodeKind::Wait(self.after),
+            running: state.since.is_some(),
+        });
+    }
+}
+
+/// Progress of an action leaf.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ActionState {
+    /// Whether the action returned `Running` (or its async run is in flight).
+    pub running: bool,
+    /// The id of the async instruction the leaf waits for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending: Option<String>,
+}
+
+/// `action name(k = v)`: runs an agent action with the same contract as everywhere else.
+///
+/// A sync action runs on a draft of the blackboard, committed unless it fails (an `Err`, a
+/// `Status::Failure`, a panic, a state operation that does not apply); its directives go to the
+/// host. `Ok` is `Success`; an [`Outcome::in_progress`] (or `Status::Running`) is `Running`, and
+/// the action runs again next tick. A plain failure is control flow (`Failure`, no error
+/// reported); invalid parameters, panics and bad state operations also send an `Error` directive.
+///
+/// An async action is started with a `RunInstruction` directive and the leaf is `Running` until
+/// its completion comes back through `cmd`; its outcome is then applied like a sync one's.
+/// Halting the leaf forgets the instruction: its late completion is discarded.
+pub struct ActionNode<S> {
+    entry: ActionEntry<S>,
+    params: Value,
+}
+
+impl<S> ActionNode<S> {
+    /// A leaf running `entry` (`<name as Action<S>>::ENTRY`) with these parameters (`null` for
+    /// none). The parameters are decoded on each run, borrowing the JSON: parameters without
+    /// owned data cost no allocation.
+    pub fn new(entry: ActionEntry<S>, params: Value) -> Self {
+        ActionNode { entry, params }
+    }
+
+    /// The action's name.
+    pub fn name(&self) -> &'static str {
+        self.entry.name
+    }
+}
+
+impl<S> Clone for ActionNode<S> {
+    fn clone(&self) -> Self {
+        ActionNode {
+            entry: self.entry,
+            params: self.params.clone(),
+        }
+    }
+}
+
+impl<S> fmt::Debug for ActionNode<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ActionNode")
+            .field("action", &self.entry.name)
+            .field("params", &self.params)
+            .finish()
+    }
+}
+
+impl<S> ActionNode<S>
+where
+    S: Clone + Serialize + DeserializeOwned,
+{
+    /// Turns an action's result into the leaf's status, reporting errors that are not plain
+    /// failures.
+    fn conclude(
+        &self,
+        result: Result<(Vec<Directive>, bool), ActionError>,
+        state: &mut ActionState,
+        ctx: &mut Ctx<'_, S>,
+    ) -> Status {
+        match result {
+            Ok((directives, in_progress)) => {
+                ctx.emit_all(directives);
+                state.running = in_progress;
+                if in_progress {
+                    Status::Running
+                } else {
+                    Status::Success
+                }
+            }
+            Err(error) => {
+                state.running = false;
+                if error.kind() != ActionErrorKind::Failed {
+                    ctx.emit(Directive::error(
+                        AgentError::Action {
+                            action: self.entry.name.to_string(),
+                            error,
+                        },
+                        ErrorContext::Tick,
+                    ));
+                }
+                Status::Failure
+            }
+        }
+    }
+}
+
+/// Runs a sync action on a draft of `state`, committed only on success (as `run_sync`, keeping
+/// the outcome's `in_progress`).
+fn run_draft<S, F>(name: &str, state: &mut S, f: F) -> Result<(Vec<Directive>, bool), ActionError>
+where
+    S: Clone + Serialize + DeserializeOwned,
+    F: FnOnce(&mut S) -> Option<Result<Outcome, ActionError>>,
+{
+    let mut draft = state.clone();
+    let outcome = catch_unwind(AssertUnwindSafe(|| f(&mut draft)))
+        .map_err(|payload| ActionError::panicked(name, payload.as_ref()))?
+        .unwrap_or_else(|| Err(ActionError::new(format!("`{name}` is not synchronous"))))?;
+    apply_ops(&mut draft, &outcome.ops)?;
+    *state = draft;
+    Ok((outcome.directives, outcome.in_progress))
+}
+
+impl<S> Node<S> for ActionNode<S>
+where
+    S: Clone + Serialize + DeserializeOwned,
+{
+    type State = ActionState;
+
+    fn tick(&self, state: &mut ActionState, ctx: &mut Ctx<'_, S>) -> Status {
+        match self.entry.run {
+            ActionFn::Sync(_) => {
+                let result = run_draft(self.entry.name, ctx.state_mut(), |draft| {
+                    self.entry.run_sync_borrowed(draft, &self.params)
+                });
+                self.conclude(result, state, ctx)
+            }
+            ActionFn::Async(_) => {
+                if let Some(id) = &state.pending {
+                    let Some(done) = ctx.take_completion(id) else {
+                        return Status::Running;
+                    };
+                    state.pending = None;
+                    let result = match done.outcome {
+                        Some(Ok(outcome)) => {
+                            let in_progress = outcome.in_progress;
+                            apply_outcome(ctx.state_mut(), outcome).map(|d| (d, in_progress))
+                        }
+                        Some(Err(error)) => Err(error),
+                        None => Err(ActionError::new("the completion carries no outcome")),
+                    };
+                    // An async action cannot stay in progress: its run is over.
+                    let status = self.conclude(result, state, ctx);
+                    state.running = false;
+                    return if status == Status::Running {
+                        Status::Success
+                    } else {
+                        status
+                    };
+                }
+                let id = ctx.next_instruction_id();
+                let instruction = Instruction {
+                    id: id.clone(),
+                    action: self.entry.name.to_string(),
+                    params: self.params.clone(),
+                    deadline: None,
+                    exec: None,
+                    outcome: None,
+                };
+                ctx.emit(Directive::RunInstruction {
+                    instruction,
+                    exec: self.entry.exec,
+                });
+                state.pending = Some(id);
+                state.running = true;
+                Status::Running
+            }
+        }
+    }
+
+    fn halt(&self, state: &mut ActionState, _: &mut Ctx<'_, S>) {
+        state.running = false;
+        state.pending = None;
+    }
+
+    fn is_running(&self, state: &ActionState) -> bool {
+        state.running
+    }
+
+    fn visit(&self, state: &ActionState, depth: usize, f: &mut dyn FnMut(Visit<'_>)) {
+        f(Visit {
+            depth,
+            kind: NodeKind::Action(self.entry.name),
+            running: state.running,
+        });
+    }
+}

@@ -1,0 +1,264 @@
+//! The behaviour-tree engine: statuses, nodes and the context they tick in.
+//!
+//! A tree is a value of concrete, generic node types ([`Sequence`], [`Timeout`], [`ActionNode`],
+//! ...) whose children are cons lists (`(A, (B, ()))`, built with [`nodes!`](crate::nodes)).
+//! Nothing is boxed and nothing allocates while ticking. The tree value is immutable structure;
+//! its progress (running flags, the running child, counters, timer starts) lives apart, in
+//! [`Node::State`], a plain serializable value, so an agent checkpoints its tree's progress with
+//! it and `bt!` can build the structure once and share it.
+//!
+//! Semantics follow BehaviorTree.CPP, with the exact rules in `DESIGN.md`:
+//! - halting reaches only a node that is running; a halted node halts its running children (each
+//!   exactly once) and resets its own progress; completed children are reset, never halted;
+//! - `sequence`/`selector` resume at the running child; reactive ones re-tick from child 0 and
+//!   halt every other running child when one returns `Running`;
+//! - time is the caller's: each tick receives `now` (see [`Clock`]), so tests drive it exactly.
+//!
+//! ```
+//! use std::time::Duration;
+//! use agent_runtime::bt::{Condition, Sequence, Status, TreeRun, Wait};
+//! use agent_runtime::nodes;
+//!
+//! let tree = Sequence::new(nodes![
+//!     Condition::new("ready", |ready: &bool| *ready),
+//!     Wait::new(Duration::from_millis(50)),
+//! ]);
+//! let mut run = TreeRun::default();
+//! let mut ready = true;
+//! assert_eq!(run.tick(&tree, &mut ready, Duration::ZERO).status, Status::Running);
+//! assert_eq!(run.tick(&tree, &mut ready, Duration::from_millis(50)).status, Status::Success);
+//! ```
+
+mod children;
+mod clock;
+mod composite;
+mod context;
+mod decorator;
+mod leaf;
+mod run;
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+use std::time::Duration;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+pub use children::{Children, Slot};
+pub use clock::{Clock, HostClock, ManualClock};
+pub use composite::{
+    CompositeState, Parallel, ParallelState, ReactiveSelector, ReactiveSequence, Selector, Sequence,
+};
+pub use context::{Ctx, Inbox};
+pub use decorator::{
+    CountState, Delay, ForceFailure, ForceSuccess, Invert, Repeat, Retry, RunOnce, RunOnceState,
+    Subtree, Timeout, TimerState,
+};
+pub use leaf::{ActionNode, ActionState, Condition, Wait, WaitState};
+pub use run::{TickReport, TreeRun};
+
+use crate::action::{IntoOutcome, Outcome};
+use crate::error::ActionError;
+
+/// What a node reports after a tick.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// The node finished and succeeded.
+    Success,
+    /// The node finished and failed.
+    Failure,
+    /// The node has not finished: tick it again.
+    Running,
+}
+
+impl Status {
+    /// `Success` or `Failure`.
+    pub fn is_done(self) -> bool {
+        self != Status::Running
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Status::Success => "success",
+            Status::Failure => "failure",
+            Status::Running => "running",
+        })
+    }
+}
+
+/// An action may return a tree status: `Success` commits its changes, `Running` commits them and
+/// keeps the leaf running, `Failure` is a failed action (its changes are discarded).
+impl IntoOutcome for Status {
+    fn into_outcome(self) -> Result<Outcome, ActionError> {
+        match self {
+            Status::Success => Ok(Outcome::new()),
+            Status::Running => Ok(Outcome::new().in_progress()),
+            Status::Failure => Err(ActionError::new("the action returned `failure`")),
+        }
+    }
+}
+
+/// What a node's progress must be: plain data, checkpointed with the agent.
+pub trait NodeState:
+    Clone + fmt::Debug + Default + PartialEq + Serialize + DeserializeOwned + Send + Sync + 'static
+{
+}
+
+impl<T> NodeState for T where
+    T: Clone
+        + fmt::Debug
+        + Default
+        + PartialEq
+        + Serialize
+        + DeserializeOwned
+        + Send
+        + Sync
+        + 'static
+{
+}
+
+/// A behaviour-tree node over a blackboard `S` (the agent's typed state).
+///
+/// The node value is the tree's structure and never changes while ticking; everything that does
+/// lives in [`Node::State`]. Implement it for custom leaves; the built-in nodes cover the
+/// language.
+pub trait Node<S> {
+    /// The node's progress (and its children's).
+    type State: NodeState;
+
+    /// Advances the node by one tick.
+    fn tick(&self, state: &mut Self::State, ctx: &mut Ctx<'_, S>) -> Status;
+
+    /// Stops a running node: halts its running children, each exactly once, and resets its
+    /// progress. The engine calls it only on running nodes (see [`halt_running`]); an
+    /// implementation should still do nothing when the node is not running.
+    fn halt(&self, state: &mut Self::State, ctx: &mut Ctx<'_, S>);
+
+    /// Whether the node's last tick returned `Running` and it has not been halted since.
+    fn is_running(&self, state: &Self::State) -> bool;
+
+    /// Calls `f` for this node and then its descendants, depth first (for progress displays).
+    fn visit(&self, state: &Self::State, depth: usize, f: &mut dyn FnMut(Visit<'_>));
+}
+
+/// Halts `node` if it is running: the one way the engine halts a child, so a node that is not
+/// running is never halted and a halted node is halted once.
+#[inline]
+pub fn halt_running<S, N: Node<S> + ?Sized>(node: &N, state: &mut N::State, ctx: &mut Ctx<'_, S>) {
+    if node.is_running(state) {
+        node.halt(state, ctx);
+    }
+}
+
+/// One node as [`Node::visit`] reports it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Visit<'a> {
+    /// Depth in the tree (the root is 0).
+    pub depth: usize,
+    /// What the node is.
+    pub kind: NodeKind<'a>,
+    /// Whether it is running.
+    pub running: bool,
+}
+
+/// What a node is, with its parameters; displays in the language's syntax (`timeout(2s)`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub enum NodeKind<'a> {
+    /// `sequence`
+    Sequence,
+    /// `reactive_sequence`
+    ReactiveSequence,
+    /// `selector`
+    Selector,
+    /// `reactive_selector`
+    ReactiveSelector,
+    /// `parallel(success = N, failure = M)`
+    Parallel {
+        /// Successes needed.
+        success: usize,
+        /// Failures that fail it.
+        failure: usize,
+    },
+    /// `invert`
+    Invert,
+    /// `force_success`
+    ForceSuccess,
+    /// `force_failure`
+    ForceFailure,
+    /// `repeat(N)`
+    Repeat(u32),
+    /// `retry(N)`
+    Retry(u32),
+    /// `timeout(D)`
+    Timeout(Duration),
+    /// `delay(D)`
+    Delay(Duration),
+    /// `run_once`
+    RunOnce,
+    /// `action name`
+    Action(&'a str),
+    /// `condition name`
+    Condition(&'a str),
+    /// `wait(D)`
+    Wait(Duration),
+    /// `subtree Name`
+    Subtree(&'a str),
+    /// A node defined outside this crate.
+    Custom(&'a str),
+}
+
+impl fmt::Display for NodeKind<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NodeKind::Sequence => f.write_str("sequence"),
+            NodeKind::ReactiveSequence => f.write_str("reactive_sequence"),
+            NodeKind::Selector => f.write_str("selector"),
+            NodeKind::ReactiveSelector => f.write_str("reactive_selector"),
+            NodeKind::Parallel { success, failure } => {
+                write!(f, "parallel(success = {success}, failure = {failure})")
+            }
+            NodeKind::Invert => f.write_str("invert"),
+            NodeKind::ForceSuccess => f.write_str("force_success"),
+            NodeKind::ForceFailure => f.write_str("force_failure"),
+            NodeKind::Repeat(n) => write!(f, "repeat({n})"),
+            NodeKind::Retry(n) => write!(f, "retry({n})"),
+            NodeKind::Timeout(d) => write!(f, "timeout({})", DisplayDuration(*d)),
+            NodeKind::Delay(d) => write!(f, "delay({})", DisplayDuration(*d)),
+            NodeKind::RunOnce => f.write_str("run_once"),
+            NodeKind::Action(name) => write!(f, "action {name}"),
+            NodeKind::Condition(name) => write!(f, "condition {name}"),
+            NodeKind::Wait(d) => write!(f, "wait({})", DisplayDuration(*d)),
+            NodeKind::Subtree(name) => write!(f, "subtree {name}"),
+            NodeKind::Custom(name) => f.write_str(name),
+        }
+    }
+}
+
+/// A duration in the language's syntax: the largest unit that divides it (`2s`, `1500ms`).
+#[derive(Debug, Clone, Copy)]
+pub struct DisplayDuration(pub Duration);
+
+impl fmt::Display for DisplayDuration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ms = self.0.as_millis();
+        match ms {
+            0 => f.write_str("0ms"),
+            _ if ms.is_multiple_of(3_600_000) => write!(f, "{}h", ms / 3_600_000),
+            _ if ms.is_multiple_of(60_000) => write!(f, "{}m", ms / 60_000),
+            _ if ms.is_multiple_of(1_000) => write!(f, "{}s", ms / 1_000),
+            _ => write!(f, "{ms}ms"),
+        }
+    }
+}
+
+/// Builds a cons list of child nodes: `nodes![a, b, c]` is `(a, (b, (c, ())))`.
+#[macro_export]
+macro_rules! nodes {
+    () => { () };
+    ($head:expr $(, $tail:expr)* $(,)?) => { ($head, $crate::nodes!($($tail),*)) };
+}

@@ -1,0 +1,130 @@
+//! A tree's run: its nodes' progress plus what the run needs between ticks.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::{Ctx, Inbox, Node, NodeState, Status};
+use crate::directive::Directive;
+use crate::instruction::Instruction;
+
+/// The progress of one tree: node states, the last status, the tick count and the async
+/// completions waiting for their leaves. Plain data: the behaviour-tree strategy keeps it in the
+/// agent, so it is checkpointed with it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(bound(
+    serialize = "T: Serialize",
+    deserialize = "T: serde::de::DeserializeOwned"
+))]
+pub struct TreeRun<T> {
+    /// The nodes' progress, shaped like the tree.
+    pub nodes: T,
+    /// What the last tick returned; `None` before the first.
+    pub status: Option<Status>,
+    /// How many ticks ran.
+    pub ticks: u64,
+    /// Async completions waiting for their leaves, and the instruction id counter.
+    #[serde(default)]
+    pub inbox: Inbox,
+}
+
+/// What one tick produced.
+#[derive(Debug)]
+pub struct TickReport {
+    /// The root's status.
+    pub status: Status,
+    /// Directives for the host, in the order the nodes produced them.
+    pub directives: Vec<Directive>,
+}
+
+impl<T: NodeState> TreeRun<T> {
+    /// Ticks `tree` once at `now` with `state` as the blackboard.
+    pub fn tick<S, N>(&mut self, tree: &N, state: &mut S, now: Duration) -> TickReport
+    where
+        N: Node<S, State = T>,
+    {
+        let mut directives = Vec::new();
+        let status = self.tick_into(tree, state, now, &mut directives);
+        TickReport { status, directives }
+    }
+
+    /// Ticks `tree` once, appending directives to `out` (no allocation when there are none).
+    pub fn tick_into<S, N>(
+        &mut self,
+        tree: &N,
+        state: &mut S,
+        now: Duration,
+        out: &mut Vec<Directive>,
+    ) -> Status
+    where
+        N: Node<S, State = T>,
+    {
+        let mut ctx = Ctx::new(state, now, out, &mut self.inbox);
+        let status = tree.tick(&mut self.nodes, &mut ctx);
+        // A completion no leaf took during the tick belongs to a halted leaf: it is stale.
+        self.inbox.completions.clear();
+        self.ticks += 1;
+        self.status = Some(status);
+        status
+    }
+
+    /// Halts the tree (each running node exactly once); returns the directives halting produced.
+    pub fn halt<S, N>(&mut self, tree: &N, state: &mut S, now: Duration) -> Vec<Directive>
+    where
+        N: Node<S, State = T>,
+    {
+        let mut out = Vec::new();
+        let mut ctx = Ctx::new(state, now, &mut out, &mut self.inbox);
+        super::halt_running(tree, &mut self.nodes, &mut ctx);
+        out
+    }
+
+    /// Hands an async action's completion to the tree; its leaf takes it on the next tick.
+    /// Returns `false` (and drops it) when no leaf of this run started that instruction.
+    pub fn complete(&mut self, completion: Instruction) -> bool {
+        if !self.inbox.issued(&completion.id) {
+            return false;
+        }
+        self.inbox.completions.push(completion);
+        true
+    }
+
+    /// The tree as indented lines, running nodes marked with `*`:
+    ///
+    /// ```text
+    /// * reactive_sequence
+    ///     condition battery_ok
+    ///   * timeout(2s)
+    ///     * action move_to
+    /// ```
+    pub fn render<S, N>(&self, tree: &N) -> String
+    where
+        N: Node<S, State = T>,
+    {
+        let mut text = String::new();
+        tree.visit(&self.nodes, 0, &mut |v| {
+            let mark = if v.running { "* " } else { "  " };
+            let _ = writeln!(text, "{:indent$}{mark}{}", "", v.kind, indent = v.depth * 2);
+        });
+        text
+    }
+
+    /// The running leaves and decorators, outermost first, joined with ` > `: a one-line view
+    /// of where the tree is (`reactive_sequence > timeout(2s) > action move_to`).
+    pub fn running_path<S, N>(&self, tree: &N) -> String
+    where
+        N: Node<S, State = T>,
+    {
+        let mut path = String::new();
+        tree.visit(&self.nodes, 0, &mut |v| {
+            if v.running {
+                if !path.is_empty() {
+                    path.push_str(" > ");
+                }
+                let _ = write!(path, "{}", v.kind);
+            }
+        });
+        path
+    }
+}

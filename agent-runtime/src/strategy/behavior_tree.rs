@@ -1,0 +1,320 @@
+//! `BehaviorTree`: an agent driven by a behaviour tree over its typed state.
+
+use std::time::Duration;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use super::{Dispatch, Strategy, complete_action, dispatch_action};
+use crate::agent::{Agent, AgentSpec};
+use crate::bt::{Clock, HostClock, Node, NodeState, Status as TreeStatus, TreeRun};
+use crate::directive::Directive;
+use crate::error::{AgentError, ErrorContext};
+use crate::instruction::Instruction;
+use crate::snapshot::{Snapshot, Status};
+
+/// An agent run by a behaviour tree: implemented by `#[agent(strategy = BehaviorTree, tree = ..)]`
+/// (or by hand) next to [`AgentSpec`].
+pub trait TreeAgent: AgentSpec {
+    /// The tree's type (concrete node types, see [`crate::bt`]).
+    type Tree: Node<Self> + Send + Sync + 'static;
+
+    /// The tree. Built once and shared by every agent of the type; its progress lives in each
+    /// agent.
+    fn tree() -> &'static Self::Tree;
+
+    /// The time of a tick. The default is the host's clock ([`HostClock`]), which follows
+    /// tokio's paused clock in tests; override it to drive time by hand.
+    fn now() -> Duration {
+        HostClock.now()
+    }
+}
+
+/// Ticks the agent's behaviour tree.
+///
+/// Each `tick` advances the tree once; while it returns `Running` the snapshot is `Running`, so
+/// the host ticks it again after the agent's interval (`tick = 100ms`). `Success` or `Failure`
+/// ends the run: the snapshot is done, its result is the final status, and later ticks do
+/// nothing. Before the first tick the snapshot is `Running` too, which makes a host start the
+/// tree on its own.
+///
+/// `cmd` runs instructions routed to the agent's actions as [`Direct`](super::Direct) does (they
+/// change the blackboard the tree reads), and takes the completions of async actions the tree
+/// started, ticking the tree at once so the waiting leaf sees its result.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BehaviorTree;
+
+/// The strategy's state: the tree's run and the async actions started outside the tree.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(bound(serialize = "T: Serialize", deserialize = "T: DeserializeOwned"))]
+pub struct BehaviorTreeState<T> {
+    /// The tree's progress.
+    pub run: TreeRun<T>,
+    /// Ids of async instructions routed to the agent directly (not by the tree).
+    #[serde(default)]
+    pub in_flight: Vec<String>,
+}
+
+type TreeState<S> = <<S as TreeAgent>::Tree as Node<S>>::State;
+
+impl<S> Strategy<S> for BehaviorTree
+where
+    S: AgentSpec<Strategy = BehaviorTree> + TreeAgent,
+    TreeState<S>: NodeState,
+{
+    type State = BehaviorTreeState<TreeState<S>>;
+
+    fn cmd(agent: &mut Agent<S>, instructions: Vec<Instruction>) -> Vec<Directive> {
+        let mut out = Vec::new();
+        let mut completed = false;
+        let (state, bt) = agent.parts_mut();
+        for instruction in instructions {
+            let context = ErrorContext::Instruction {
+                id: instruction.id.clone(),
+                action: instruction.action.clone(),
+            };
+            if instruction.is_completion() {
+                if let Some(pos) = bt.in_flight.iter().position(|id| *id == instruction.id) {
+                    bt.in_flight.remove(pos);
+                    match complete_action(state, instruction) {
+                        Ok(directives) => out.extend(directives),
+                        Err(error) => out.push(Directive::error(error, context)),
+                    }
+                } else if bt.run.complete(instruction.clone()) {
+                    completed = true;
+                } else {
+                    out.push(Directive::error(
+                        AgentError::UnexpectedCompletion { id: instruction.id },
+                        context,
+                    ));
+                }
+                continue;
+            }
+            let id = instruction.id.clone();
+            match dispatch_action(state, instruction) {
+                Dispatch::Completed(directives) => out.extend(directives),
+                Dispatch::Started(run) => {
+                    bt.in_flight.push(id);
+                    out.push(run);
+                }
+                Dispatch::Failed(error) => out.push(Directive::error(error, context)),
+            }
+        }
+        if completed {
+            out.extend(Self::tick(agent));
+        }
+        out
+    }
+
+    fn tick(agent: &mut Agent<S>) -> Vec<Directive> {
+        let (state, bt) = agent.parts_mut();
+        let mut out = Vec::new();
+        if bt.run.status.is_some_and(TreeStatus::is_done) {
+            return out;
+        }
+        bt.run.tick_into(S::tree(), state, S::now(), &mut out);
+        out
+    }
+
+    fn snapshot(agent: &Agent<S>) -> Snapshot {
+        let run = &agent.strategy_state().run;
+        let details = json!({
+            "ticks": run.ticks,
+            "running": run.running_path(S::tree()),
+        });
+        let (status, result) = match run.status {
+            None | Some(TreeStatus::Running) => (Status::Running, None),
+            Some(TreeStatus::Success) => (Status::Success, Some(json!("success"))),
+            Some(TreeStatus::Failure) => (Status::Failure, Some(json!("failure"))),
+        };
+        let snapshot = Snapshot::new(status).with_details(details);
+        match result {
+            Some(result) => snapshot.with_result(result),
+            None => snapshot,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+    use std::sync::OnceLock;
+    use std::time::Duration;
+
+    use serde::{Deserialize, Serialize};
+    use serde_json::json;
+
+    use super::*;
+    use crate::action::{Action, ActionEntry, NoParams, Outcome, SyncAction};
+    use crate::bt::{ActionNode, Condition, ReactiveSequence, Sequence, Timeout, Wait};
+    use crate::error::ActionError;
+    use crate::nodes;
+
+    thread_local! {
+        static NOW: Cell<Duration> = const { Cell::new(Duration::ZERO) };
+    }
+
+    fn advance(ms: u64) {
+        NOW.with(|now| now.set(now.get() + Duration::from_millis(ms)));
+    }
+
+    #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+    struct Rover {
+        battery: u8,
+        distance: u32,
+    }
+
+    /// Drives one unit per run; `Running` until three units are done.
+    struct Drive;
+
+    impl Action<Rover> for Drive {
+        type Params = NoParams;
+        const NAME: &'static str = "drive";
+        const DESCRIPTION: &'static str = "drives a unit";
+        const ENTRY: ActionEntry<Rover> = ActionEntry::sync::<Self>();
+    }
+
+    impl SyncAction<Rover> for Drive {
+        fn run(rover: &mut Rover, _: NoParams) -> Result<Outcome, ActionError> {
+            rover.distance += 1;
+            rover.battery = rover.battery.saturating_sub(10);
+            Ok(if rover.distance < 3 {
+                Outcome::new().in_progress()
+            } else {
+                Outcome::new()
+            })
+        }
+    }
+
+    type RoverTree = Sequence<(
+        Wait,
+        (
+            Timeout<ReactiveSequence<(Condition<fn(&Rover) -> bool>, (ActionNode<Rover>, ()))>>,
+            (),
+        ),
+    )>;
+    impl AgentSpec for Rover {
+        const NAME: &'static str = "Rover";
+        type Strategy = BehaviorTree;
+
+        fn actions() -> &'static [ActionEntry<Self>] {
+            static ACTIONS: [ActionEntry<Rover>; 1] = [Drive::ENTRY];
+            &ACTIONS
+        }
+    }
+
+    impl TreeAgent for Rover {
+        type Tree = RoverTree;
+
+        fn tree() -> &'static RoverTree {
+            static TREE: OnceLock<RoverTree> = OnceLock::new();
+            TREE.get_or_init(|| {
+                Sequence::new(nodes![
+                    Wait::new(Duration::from_millis(100)),
+                    Timeout::new(
+                        Duration::from_secs(1),
+                        ReactiveSequence::new(nodes![
+                            Condition::new(
+                                "charged",
+                                (|r: &Rover| r.battery > 0) as fn(&Rover) -> bool
+                            ),
+                            ActionNode::new(Drive::ENTRY, json!(null)),
+                        ])
+                    ),
+                ])
+            })
+        }
+
+        fn now() -> Duration {
+            NOW.with(Cell::get)
+        }
+    }
+
+    fn rover(battery: u8) -> Agent<Rover> {
+        Agent::new(Rover {
+            battery,
+            distance: 0,
+        })
+    }
+
+    #[test]
+    fn the_tree_is_ticked_to_success_and_then_stays_done() {
+        let mut agent = rover(100);
+        let snapshot = agent.snapshot();
+        assert_eq!(snapshot.status, Status::Running, "ready to be ticked");
+        assert!(!snapshot.done());
+        assert!(agent.tick().is_empty());
+        assert_eq!(
+            agent.snapshot().details["running"],
+            "sequence > wait(100ms)"
+        );
+        advance(100);
+        agent.tick();
+        assert_eq!(agent.state().distance, 1);
+        let snapshot = agent.snapshot();
+        assert_eq!(snapshot.status, Status::Running);
+        assert_eq!(
+            snapshot.details["running"],
+            "sequence > timeout(1s) > reactive_sequence > action drive"
+        );
+        agent.tick();
+        agent.tick();
+        let snapshot = agent.snapshot();
+        assert_eq!(snapshot.status, Status::Success);
+        assert!(snapshot.done());
+        assert_eq!(snapshot.result, Some(json!("success")));
+        assert_eq!(snapshot.details["ticks"], 4);
+        // Done: further ticks change nothing.
+        agent.tick();
+        assert_eq!(agent.state().distance, 3);
+        assert_eq!(agent.snapshot().details["ticks"], 4);
+    }
+
+    #[test]
+    fn a_failing_tree_ends_the_run_with_failure() {
+        let mut agent = rover(15);
+        agent.tick();
+        advance(100);
+        agent.tick();
+        assert_eq!(agent.snapshot().status, Status::Running);
+        agent.tick(); // battery 5 -> drive again -> 0
+        agent.tick(); // the condition fails and halts the running drive
+        let snapshot = agent.snapshot();
+        assert_eq!(snapshot.status, Status::Failure);
+        assert_eq!(snapshot.result, Some(json!("failure")));
+        assert_eq!(agent.state().distance, 2);
+    }
+
+    #[test]
+    fn the_run_is_checkpointed_with_the_agent() {
+        let mut agent = rover(100);
+        agent.tick();
+        advance(100);
+        agent.tick();
+        let json = serde_json::to_value(&agent).unwrap();
+        let mut back: Agent<Rover> = serde_json::from_value(json).unwrap();
+        assert_eq!(back.snapshot(), agent.snapshot());
+        back.tick();
+        back.tick();
+        assert_eq!(back.snapshot().status, Status::Success);
+        assert_eq!(back.state().distance, 3);
+    }
+
+    #[test]
+    fn instructions_run_actions_directly_and_stray_completions_are_errors() {
+        let mut agent = rover(100);
+        let out = agent.cmd(Instruction::new("drive", json!(null)));
+        assert!(out.is_empty(), "{out:?}");
+        assert_eq!(agent.state().distance, 1);
+        let stray = Instruction::completed(
+            &Instruction::new("drive", json!(null)).with_id("nope"),
+            Ok(Outcome::new()),
+        );
+        let out = agent.cmd(stray);
+        assert!(
+            matches!(out[0].as_error(), Some(AgentError::UnexpectedCompletion { id }) if id == "nope"),
+            "{out:?}"
+        );
+    }
+}
