@@ -63,9 +63,7 @@ struct Move {
 /// Moves towards the target, `speed` steps per tick, 5% battery per tick.
 #[action]
 fn move_to(sentry: &mut Sentry, params: Move) -> Result<bt::Status, ActionError> {
-    let target = sentry
-        .target
-        .ok_or_else(|| ActionError::new("no target"))?;
+    let target = sentry.target.ok_or_else(|| ActionError::new("no target"))?;
     sentry.position = (sentry.position + params.speed).min(target);
     sentry.battery = sentry.battery.saturating_sub(5);
     if sentry.position < target {
@@ -112,7 +110,12 @@ fn a_generated_agent_patrols_recharges_and_reports() {
     assert_eq!(state.position, 8);
     assert_eq!(
         state.log,
-        ["charged to 50", "charged to 90", "charged to 100", "patrol done"]
+        [
+            "charged to 50",
+            "charged to 90",
+            "charged to 100",
+            "patrol done"
+        ]
     );
 }
 
@@ -131,7 +134,11 @@ fn the_snapshot_shows_the_running_path_and_the_run_survives_a_checkpoint() {
     }
     assert_eq!(back.snapshot().status, Status::Success);
     assert_eq!(back.state().visited, 2);
-    assert_eq!(back.snapshot().details["ticks"], 3, "resumed where the checkpoint was");
+    assert_eq!(
+        back.snapshot().details["ticks"],
+        3,
+        "resumed where the checkpoint was"
+    );
 }
 
 #[test]
@@ -178,7 +185,9 @@ fn invalid_arguments_fail_the_leaf_with_an_error_directive() {
         panic!("{:?}", report.directives)
     };
     assert!(
-        error.to_string().contains("invalid parameters for `move_to`"),
+        error
+            .to_string()
+            .contains("invalid parameters for `move_to`"),
         "{error}"
     );
     assert_eq!(state.position, 0);

@@ -61,7 +61,7 @@ struct Step {
 fn step(rover: &mut Rover, params: Step) -> bt::Status {
     rover.steps += params.by;
     rover.heat += if params.fast { 2 } else { 1 };
-    if rover.steps % 2 == 0 {
+    if rover.steps.is_multiple_of(2) {
         bt::Status::Running
     } else {
         bt::Status::Success

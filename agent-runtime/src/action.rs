@@ -78,6 +78,10 @@ pub struct Outcome {
     pub ops: Vec<StateOp>,
     /// Effects for the host.
     pub directives: Vec<Directive>,
+    /// What the action answers when a language model called it as a tool (its observation).
+    /// Boxed: outcomes travel inside every async completion, most without a reply.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reply: Option<Box<Value>>,
     /// The action has started work it has not finished: a behaviour tree keeps its leaf
     /// `Running` and runs the action again on the next tick. Other strategies ignore it.
     #[serde(skip_serializing_if = "is_false")]
@@ -146,6 +150,12 @@ impl Outcome {
     /// Emits a signal.
     pub fn emit(self, signal: Signal) -> Self {
         self.directive(Directive::Emit(signal))
+    }
+
+    /// Sets the reply a language model sees when it called this action as a tool.
+    pub fn reply(mut self, reply: Value) -> Self {
+        self.reply = Some(Box::new(reply));
+        self
     }
 
     /// Asks the host to deliver `signal` back to this agent after `delay`.

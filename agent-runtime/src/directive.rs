@@ -10,6 +10,7 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use crate::agent::{Agent, AgentSpec, DynAgent};
+use crate::ai::LlmCall;
 use crate::error::{AgentError, ErrorContext};
 use crate::instruction::{ExecOptions, Instruction};
 use crate::signal::Signal;
@@ -75,6 +76,9 @@ pub enum Directive {
         /// The job's id.
         id: String,
     },
+    /// Call a language model (an AI strategy's turn); the host routes the answer back as
+    /// `ai.llm.response` and streams `ai.llm.delta` to subscribers.
+    Llm(Box<LlmCall>),
     /// A directive defined outside this crate, executed by an executor the host registers for its
     /// kind.
     Custom(CustomDirective),
@@ -98,6 +102,7 @@ impl Directive {
             Directive::Stop { .. } => "stop",
             Directive::Cron { .. } => "cron",
             Directive::CronCancel { .. } => "cron_cancel",
+            Directive::Llm(_) => "llm_call",
             Directive::Custom(c) => c.kind(),
         }
     }
@@ -146,6 +151,7 @@ impl Serialize for Directive {
                 st.serialize_field("signal", signal)?;
             }
             Directive::CronCancel { id } => st.serialize_field("id", id)?,
+            Directive::Llm(call) => st.serialize_field("call", call)?,
             Directive::Custom(c) => st.serialize_field("data", &c.0.to_json())?,
         }
         st.end()

@@ -14,6 +14,7 @@
 
 pub mod action;
 pub mod agent;
+pub mod ai;
 pub mod bt;
 pub mod directive;
 pub mod error;

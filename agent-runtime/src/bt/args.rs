@@ -42,13 +42,20 @@ impl Args {
 
     /// The arguments as a JSON object (for an async action's instruction).
     pub fn to_json(self) -> Value {
-        Value::Object(self.0.iter().map(|(k, v)| (k.to_string(), v.to_json())).collect())
+        Value::Object(
+            self.0
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_json()))
+                .collect(),
+        )
     }
 }
 
 impl fmt::Debug for Args {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_map().entries(self.0.iter().map(|(k, v)| (k, v))).finish()
+        f.debug_map()
+            .entries(self.0.iter().map(|(k, v)| (k, v)))
+            .finish()
     }
 }
 
@@ -131,7 +138,9 @@ impl<'de> Deserializer<'de> for Arg {
     ) -> Result<V::Value, Self::Error> {
         match self {
             // A unit variant written as a string: `mode = "fast"`.
-            Arg::Str(s) => s.into_deserializer().deserialize_enum(name, variants, visitor),
+            Arg::Str(s) => s
+                .into_deserializer()
+                .deserialize_enum(name, variants, visitor),
             other => other.deserialize_any(visitor),
         }
     }
@@ -199,9 +208,16 @@ mod tests {
             .decode::<Move>("move_to")
             .unwrap_err();
         assert_eq!(err.kind(), crate::ActionErrorKind::InvalidParams);
-        assert!(err.message().starts_with("invalid parameters for `move_to`"), "{err}");
+        assert!(
+            err.message()
+                .starts_with("invalid parameters for `move_to`"),
+            "{err}"
+        );
         let err = Args::NONE.decode::<Move>("move_to").unwrap_err();
         assert!(err.message().contains("missing field `speed`"), "{err}");
-        assert_eq!(Args::NONE.decode::<crate::NoParams>("x").unwrap(), crate::NoParams {});
+        assert_eq!(
+            Args::NONE.decode::<crate::NoParams>("x").unwrap(),
+            crate::NoParams {}
+        );
     }
 }

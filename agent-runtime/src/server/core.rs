@@ -57,6 +57,7 @@ pub(crate) struct Restore {
     timers: Vec<PendingTimer>,
     cron: Vec<CronEntry>,
     in_flight: Vec<PendingInstruction>,
+    llm_calls: Vec<crate::ai::LlmCall>,
 }
 
 impl From<Checkpoint> for Restore {
@@ -65,6 +66,7 @@ impl From<Checkpoint> for Restore {
             timers: checkpoint.timers,
             cron: checkpoint.cron,
             in_flight: checkpoint.in_flight,
+            llm_calls: checkpoint.llm_calls,
         }
     }
 }
@@ -99,6 +101,7 @@ pub(super) struct Core {
     pub(super) tick: Option<TimerKey>,
     pub(super) crons: BTreeMap<String, CronJob>,
     pub(super) in_flight: Vec<InFlight>,
+    pub(super) llm_calls: Vec<super::ai::LlmInFlight>,
     pub(super) children: HashMap<String, Child>,
     pub(super) waiters: Vec<oneshot::Sender<Result<Snapshot, ServerError>>>,
     pub(super) stop_replies: Vec<oneshot::Sender<StopReport>>,
@@ -161,6 +164,7 @@ pub(crate) fn spawn(
         tick: None,
         crons: BTreeMap::new(),
         in_flight: Vec::new(),
+        llm_calls: Vec::new(),
         children: HashMap::new(),
         waiters: Vec::new(),
         stop_replies: Vec::new(),
@@ -272,6 +276,10 @@ impl Core {
                 instruction: pending.instruction,
                 exec: pending.exec,
             });
+        }
+        // Model calls that were running are made again; the ones that had answered are not.
+        for call in restore.llm_calls {
+            directives.push(Directive::Llm(Box::new(call)));
         }
         self.execute(directives);
     }

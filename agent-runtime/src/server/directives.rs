@@ -100,6 +100,7 @@ impl Core {
                 self.cancel_cron(&id);
                 Ok(())
             }
+            Directive::Llm(call) => self.run_llm(*call),
             Directive::Custom(custom) => {
                 let directives = self.run_executor(&custom)?;
                 // What the executor returned runs in its place, before what followed it.

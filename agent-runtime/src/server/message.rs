@@ -58,6 +58,8 @@ pub(crate) enum Internal {
     Completed(Instruction),
     /// A child stopped.
     ChildExit { tag: String, report: StopReport },
+    /// A model call finished.
+    Llm(crate::ai::LlmReply),
 }
 
 impl Message {

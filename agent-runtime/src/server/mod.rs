@@ -46,6 +46,7 @@
 //! # Ok::<_, agent_runtime::server::ServerError>(()) }).unwrap();
 //! ```
 
+mod ai;
 mod children;
 pub(crate) mod clock;
 mod core;

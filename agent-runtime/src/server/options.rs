@@ -74,6 +74,7 @@ pub struct Options {
     pub(crate) plugin_routes: Vec<RouteSpec>,
     pub(crate) executors: BTreeMap<String, Executor>,
     pub(crate) transports: Vec<Arc<dyn Transport>>,
+    pub(crate) models: Option<crate::ai::ModelTable>,
 }
 
 impl Options {
@@ -99,6 +100,7 @@ impl Options {
             plugin_routes: Vec::new(),
             executors: BTreeMap::new(),
             transports: Vec::new(),
+            models: None,
         }
     }
 
@@ -202,6 +204,14 @@ impl Options {
         self
     }
 
+    /// The model table AI agents' model aliases resolve through. An agent whose alias is not
+    /// in it is refused at start, with the list of known aliases.
+    #[must_use]
+    pub fn models(mut self, models: crate::ai::ModelTable) -> Self {
+        self.models = Some(models);
+        self
+    }
+
     /// The mailbox capacity.
     pub fn get_mailbox_capacity(&self) -> usize {
         self.mailbox_capacity
@@ -262,6 +272,7 @@ impl fmt::Debug for Options {
             .field("plugin_routes", &self.plugin_routes)
             .field("executors", &self.executors.keys().collect::<Vec<_>>())
             .field("transports", &self.transports)
+            .field("models", &self.models)
             .finish()
     }
 }

@@ -75,7 +75,7 @@ impl Core {
                 Message::Internal(internal) => match *internal {
                     // Cancelled work that finished anyway: its outcome is dropped, and it is
                     // still listed as in flight (a checkpoint taken before runs it again).
-                    Internal::Completed(_) => {}
+                    Internal::Completed(_) | Internal::Llm(_) => {}
                     Internal::ChildExit { tag, report: child } => {
                         if self
                             .children
@@ -92,6 +92,10 @@ impl Core {
         for in_flight in self.in_flight.drain(..) {
             in_flight.abort.abort();
             report.in_flight.push(in_flight.instruction.id);
+        }
+        for call in self.llm_calls.drain(..) {
+            call.abort.abort();
+            report.in_flight.push(call.call.call_id);
         }
         (report, late_children)
     }

@@ -125,6 +125,7 @@ impl Core {
                 self.execute(directives);
                 self.after_step();
             }
+            Internal::Llm(reply) => self.on_llm_reply(reply),
             Internal::ChildExit { tag, report } => {
                 if self
                     .children
@@ -202,6 +203,7 @@ impl Core {
                     exec: f.exec,
                 })
                 .collect(),
+            llm_calls: self.llm_calls.iter().map(|c| c.call.clone()).collect(),
             saved_at: clock::now(),
         })
     }

@@ -40,6 +40,9 @@ pub struct Checkpoint {
     /// Async instructions that were running; a thawed server runs them again.
     #[serde(default)]
     pub in_flight: Vec<PendingInstruction>,
+    /// Model calls (AI strategies) that were running; a thawed server makes them again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub llm_calls: Vec<crate::ai::LlmCall>,
     /// When the checkpoint was taken.
     pub saved_at: DateTime<Utc>,
 }

@@ -128,6 +128,7 @@ fn checkpoint_of(value: i64) -> Vec<u8> {
             ),
         }],
         cron: Vec::new(),
+        llm_calls: Vec::new(),
         in_flight: Vec::new(),
         saved_at: "2026-01-01T00:00:00Z".parse().unwrap(),
     }

@@ -8,9 +8,7 @@ use serde_json::json;
 
 use super::{Dispatch, Strategy, complete_action, dispatch_action};
 use crate::agent::{Agent, AgentSpec};
-use crate::bt::{
-    Clock, HostClock, Node, NodeState, Status as TreeStatus, TreeRun, TreeVisitor,
-};
+use crate::bt::{Clock, HostClock, Node, NodeState, Status as TreeStatus, TreeRun, TreeVisitor};
 use crate::directive::Directive;
 use crate::error::{AgentError, ErrorContext};
 use crate::instruction::Instruction;

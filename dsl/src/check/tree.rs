@@ -97,9 +97,15 @@ fn check_node(cx: &Ctxt, node: &NodeDef, behaviors: &[BehaviorDef]) {
         NodeKind::Repeat(n) | NodeKind::Retry(n) if n.value == 0 => {
             let keyword = node.kind.keyword();
             let (what, help) = if keyword == "repeat" {
-                ("successful runs", "`repeat(1)` runs the child once; remove the decorator to run it as is")
+                (
+                    "successful runs",
+                    "`repeat(1)` runs the child once; remove the decorator to run it as is",
+                )
             } else {
-                ("attempts", "`retry(1)` makes one attempt; remove the decorator to run the child as is")
+                (
+                    "attempts",
+                    "`retry(1)` makes one attempt; remove the decorator to run the child as is",
+                )
             };
             cx.push(
                 Diagnostic::error(
@@ -136,24 +142,31 @@ fn check_node(cx: &Ctxt, node: &NodeDef, behaviors: &[BehaviorDef]) {
                 }
             }
         }
-        NodeKind::Subtree(name) => {
-            if crate::model::find_behavior(behaviors, &name.value).is_none() {
-                cx.push(
-                    Diagnostic::error(
-                        codes::TREE_UNKNOWN_SUBTREE,
-                        name.span,
-                        format!("unknown subtree `{}`", name.value),
-                    )
-                    .label("no behavior of this name")
-                    .help(name_help(name, behaviors)),
-                );
-            }
+        NodeKind::Subtree(name)
+            if crate::model::find_behavior(behaviors, &name.value).is_none() =>
+        {
+            cx.push(
+                Diagnostic::error(
+                    codes::TREE_UNKNOWN_SUBTREE,
+                    name.span,
+                    format!("unknown subtree `{}`", name.value),
+                )
+                .label("no behavior of this name")
+                .help(name_help(name, behaviors)),
+            );
         }
         _ => {}
     }
 }
 
-fn threshold(cx: &Ctxt, which: &str, n: u32, span: crate::model::Span, children: usize, node: &NodeDef) {
+fn threshold(
+    cx: &Ctxt,
+    which: &str,
+    n: u32,
+    span: crate::model::Span,
+    children: usize,
+    node: &NodeDef,
+) {
     let too_high = usize::try_from(n).map_or(true, |n| n > children);
     if n != 0 && !too_high {
         return;
@@ -170,9 +183,13 @@ fn threshold(cx: &Ctxt, which: &str, n: u32, span: crate::model::Span, children:
         )
     };
     let help = if which == "success" {
-        format!("`success = N` is how many of the {children} children must succeed, from 1 to {children}")
+        format!(
+            "`success = N` is how many of the {children} children must succeed, from 1 to {children}"
+        )
     } else {
-        format!("`failure = M` is how many of the {children} children may fail before the parallel fails, from 1 to {children}")
+        format!(
+            "`failure = M` is how many of the {children} children may fail before the parallel fails, from 1 to {children}"
+        )
     };
     cx.push(
         Diagnostic::error(codes::TREE_PARALLEL_THRESHOLD, span, message)
@@ -280,7 +297,9 @@ mod tests {
         });
         assert_eq!(
             found,
-            ["E0403", "E0403", "E0404", "E0404", "E0405", "E0407", "E0401"]
+            [
+                "E0403", "E0403", "E0404", "E0404", "E0405", "E0407", "E0401"
+            ]
         );
     }
 
@@ -310,7 +329,10 @@ mod tests {
             .unwrap()
             .behaviors;
         let strategy = TreeStrategyDef {
-            tree: Some(TreeRef::Behavior(Spanned::new("Patrl".into(), Span::Synthetic))),
+            tree: Some(TreeRef::Behavior(Spanned::new(
+                "Patrl".into(),
+                Span::Synthetic,
+            ))),
             span: Span::Synthetic,
         };
         let cx = Ctxt::new();
@@ -321,7 +343,10 @@ mod tests {
         assert_eq!(all[0].help.as_deref(), Some("did you mean `Patrol`?"));
 
         let known = TreeStrategyDef {
-            tree: Some(TreeRef::Behavior(Spanned::new("Patrol".into(), Span::Synthetic))),
+            tree: Some(TreeRef::Behavior(Spanned::new(
+                "Patrol".into(),
+                Span::Synthetic,
+            ))),
             span: Span::Synthetic,
         };
         let cx = Ctxt::new();

@@ -296,7 +296,8 @@ fn node_expr(cx: &Cx<'_>, node: &NodeDef) -> TokenStream {
                 let value = arg(rt, &a.value.value);
                 quote!((#name, #value))
             });
-            let entry = quote_spanned!(path.span.to_proc_macro()=> <#p as #krate::Action<#state>>::ENTRY);
+            let entry =
+                quote_spanned!(path.span.to_proc_macro()=> <#p as #krate::Action<#state>>::ENTRY);
             quote!(#rt::ActionNode::new(#entry, #rt::Args(&[#(#args),*])))
         }
         NodeKind::Subtree(name) => {

@@ -35,7 +35,14 @@ pub fn dot(name: &str, root: &NodeDef, behaviors: &[BehaviorDef]) -> String {
     out.push_str("    node [fontname=\"Helvetica\"];\n");
     let mut nodes = Vec::new();
     let mut edges = Vec::new();
-    flatten(root, behaviors, None, &mut Vec::new(), &mut nodes, &mut edges);
+    flatten(
+        root,
+        behaviors,
+        None,
+        &mut Vec::new(),
+        &mut nodes,
+        &mut edges,
+    );
     for (id, node) in nodes.iter().enumerate() {
         let shape = match shape_of(&node.kind) {
             Shape::Composite => "shape=box",
@@ -59,7 +66,14 @@ pub fn mermaid(root: &NodeDef, behaviors: &[BehaviorDef]) -> String {
     let mut out = String::from("flowchart TD\n");
     let mut nodes = Vec::new();
     let mut edges = Vec::new();
-    flatten(root, behaviors, None, &mut Vec::new(), &mut nodes, &mut edges);
+    flatten(
+        root,
+        behaviors,
+        None,
+        &mut Vec::new(),
+        &mut nodes,
+        &mut edges,
+    );
     for (id, node) in nodes.iter().enumerate() {
         let text = label(node).replace('"', "#quot;");
         let (open, close) = match shape_of(&node.kind) {
@@ -94,7 +108,10 @@ pub fn label(node: &NodeDef) -> String {
     let ms = |d: &DurationMs| duration(d.0);
     match &node.kind {
         NodeKind::Parallel { success, failure } => match failure {
-            Some(f) => format!("parallel(success = {}, failure = {})", success.value, f.value),
+            Some(f) => format!(
+                "parallel(success = {}, failure = {})",
+                success.value, f.value
+            ),
             None => format!("parallel(success = {})", success.value),
         },
         NodeKind::Repeat(n) => format!("repeat({})", n.value),

@@ -149,40 +149,64 @@ fn behavior(input: ParseStream<'_>) -> syn::Result<BehaviorDef> {
 
 /// Parses one node.
 pub fn node(input: ParseStream<'_>) -> syn::Result<NodeDef> {
-    let word = common::name(input).map_err(|e| {
-        syn::Error::new(e.span(), format!("expected a tree node: {}", list(NODES)))
-    })?;
+    let word = common::name(input)
+        .map_err(|e| syn::Error::new(e.span(), format!("expected a tree node: {}", list(NODES))))?;
     let span = word.span;
-    let kind = match word.value.as_str() {
-        "sequence" => NodeKind::Sequence,
-        "reactive_sequence" => NodeKind::ReactiveSequence,
-        "selector" => NodeKind::Selector,
-        "reactive_selector" => NodeKind::ReactiveSelector,
-        "parallel" => parallel(input)?,
-        "invert" => NodeKind::Invert,
-        "force_success" => NodeKind::ForceSuccess,
-        "force_failure" => NodeKind::ForceFailure,
-        "run_once" => NodeKind::RunOnce,
-        "repeat" => NodeKind::Repeat(in_parens(input, "repeat", "a count such as `3`", common::count)?),
-        "retry" => NodeKind::Retry(in_parens(input, "retry", "a count such as `3`", common::count)?),
-        "timeout" => NodeKind::Timeout(in_parens(input, "timeout", "a duration such as `2s`", common::duration)?),
-        "delay" => NodeKind::Delay(in_parens(input, "delay", "a duration such as `500ms`", common::duration)?),
-        "wait" => NodeKind::Wait(in_parens(input, "wait", "a duration such as `500ms`", common::duration)?),
-        "action" => action(input)?,
-        "condition" => NodeKind::Condition(path(input, "condition")?),
-        "subtree" => NodeKind::Subtree(
-            common::name(input)
-                .map_err(|e| syn::Error::new(e.span(), "expected a behavior name after `subtree`"))?,
-        ),
-        other => {
-            let hint = did_you_mean(other, NODES.iter().copied())
-                .unwrap_or_else(|| format!("nodes are {}", list(NODES)));
-            return Err(syn::Error::new(
-                span.to_proc_macro(),
-                format!("unknown tree node `{other}`\n  = help: {hint}"),
-            ));
-        }
-    };
+    let kind =
+        match word.value.as_str() {
+            "sequence" => NodeKind::Sequence,
+            "reactive_sequence" => NodeKind::ReactiveSequence,
+            "selector" => NodeKind::Selector,
+            "reactive_selector" => NodeKind::ReactiveSelector,
+            "parallel" => parallel(input)?,
+            "invert" => NodeKind::Invert,
+            "force_success" => NodeKind::ForceSuccess,
+            "force_failure" => NodeKind::ForceFailure,
+            "run_once" => NodeKind::RunOnce,
+            "repeat" => NodeKind::Repeat(in_parens(
+                input,
+                "repeat",
+                "a count such as `3`",
+                common::count,
+            )?),
+            "retry" => NodeKind::Retry(in_parens(
+                input,
+                "retry",
+                "a count such as `3`",
+                common::count,
+            )?),
+            "timeout" => NodeKind::Timeout(in_parens(
+                input,
+                "timeout",
+                "a duration such as `2s`",
+                common::duration,
+            )?),
+            "delay" => NodeKind::Delay(in_parens(
+                input,
+                "delay",
+                "a duration such as `500ms`",
+                common::duration,
+            )?),
+            "wait" => NodeKind::Wait(in_parens(
+                input,
+                "wait",
+                "a duration such as `500ms`",
+                common::duration,
+            )?),
+            "action" => action(input)?,
+            "condition" => NodeKind::Condition(path(input, "condition")?),
+            "subtree" => NodeKind::Subtree(common::name(input).map_err(|e| {
+                syn::Error::new(e.span(), "expected a behavior name after `subtree`")
+            })?),
+            other => {
+                let hint = did_you_mean(other, NODES.iter().copied())
+                    .unwrap_or_else(|| format!("nodes are {}", list(NODES)));
+                return Err(syn::Error::new(
+                    span.to_proc_macro(),
+                    format!("unknown tree node `{other}`\n  = help: {hint}"),
+                ));
+            }
+        };
     let children = match kind.arity() {
         Some(0) => Vec::new(),
         arity => {
@@ -192,7 +216,11 @@ pub fn node(input: ParseStream<'_>) -> syn::Result<NodeDef> {
                     format!(
                         "expected `{{` after `{}`\n  = help: write its {} in braces: `{} {{ ... }}`",
                         word.value,
-                        if arity == Some(1) { "child" } else { "children" },
+                        if arity == Some(1) {
+                            "child"
+                        } else {
+                            "children"
+                        },
                         word.value
                     ),
                 ));
@@ -257,9 +285,8 @@ fn in_parens<T>(
 }
 
 fn path(input: ParseStream<'_>, after: &str) -> syn::Result<Spanned<syn::Path>> {
-    let path = syn::Path::parse_mod_style(input).map_err(|e| {
-        syn::Error::new(e.span(), format!("expected a path after `{after}`"))
-    })?;
+    let path = syn::Path::parse_mod_style(input)
+        .map_err(|e| syn::Error::new(e.span(), format!("expected a path after `{after}`")))?;
     let span = path
         .segments
         .last()
@@ -327,7 +354,11 @@ fn action(input: ParseStream<'_>) -> syn::Result<NodeKind> {
                     format!(
                         "expected `=` after `{}`\n  = help: arguments are named: `action {}({} = ...)`",
                         name.value,
-                        path.value.segments.last().map(|s| s.ident.to_string()).unwrap_or_default(),
+                        path.value
+                            .segments
+                            .last()
+                            .map(|s| s.ident.to_string())
+                            .unwrap_or_default(),
                         name.value
                     ),
                 ));
@@ -350,14 +381,23 @@ pub fn literal(input: ParseStream<'_>) -> syn::Result<Spanned<Literal>> {
     if input.peek(LitInt) {
         let lit: LitInt = input.parse()?;
         let value: i128 = lit.base10_parse().map_err(|_| {
-            syn::Error::new(lit.span(), format!("`{}` is too large", lit.base10_digits()))
+            syn::Error::new(
+                lit.span(),
+                format!("`{}` is too large", lit.base10_digits()),
+            )
         })?;
-        return Ok(Spanned::new(Literal::Int(if neg { -value } else { value }), lit.span()));
+        return Ok(Spanned::new(
+            Literal::Int(if neg { -value } else { value }),
+            lit.span(),
+        ));
     }
     if input.peek(LitFloat) {
         let lit: LitFloat = input.parse()?;
         let value: f64 = lit.base10_parse()?;
-        return Ok(Spanned::new(Literal::Float(if neg { -value } else { value }), lit.span()));
+        return Ok(Spanned::new(
+            Literal::Float(if neg { -value } else { value }),
+            lit.span(),
+        ));
     }
     if neg {
         return Err(input.error("expected a number after `-`"));

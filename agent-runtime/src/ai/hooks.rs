@@ -1,0 +1,206 @@
+//! Step hooks (ProviderProtocol's `AgentStrategy`): called by the AI strategies at fixed points
+//! of each step. Within a step the order is start, reason, act, observe, end, then
+//! `stop_condition`; `on_complete` or `on_error` end the request. Steps are 1-based.
+
+use super::model::{LlmResponse, ToolCall};
+use super::state::{AiFailure, AiResult, AiRun, ToolResult};
+
+/// Where a hook is called from: the request and the 1-based step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Step<'a> {
+    /// The request's id.
+    pub request_id: &'a str,
+    /// The step, from 1.
+    pub number: u32,
+}
+
+/// Hooks into an AI strategy's steps. Every method has a default that does nothing.
+///
+/// Hooks run inside `cmd`, so they must not block or perform I/O; they observe, and
+/// `stop_condition`/`on_error` steer.
+pub trait StepHooks<S>: Send + Sync {
+    /// Checked after each step (after `on_step_end`); `true` ends the request with the reason
+    /// `stop_condition`.
+    fn stop_condition(&self, state: &S, run: &AiRun) -> bool {
+        let _ = (state, run);
+        false
+    }
+    /// A step begins (its LLM call is about to be made).
+    fn on_step_start(&self, step: Step<'_>) {
+        let _ = step;
+    }
+    /// The model answered.
+    fn on_reason(&self, step: Step<'_>, response: &LlmResponse) {
+        let _ = (step, response);
+    }
+    /// The model asked for these tool calls.
+    fn on_act(&self, step: Step<'_>, calls: &[ToolCall]) {
+        let _ = (step, calls);
+    }
+    /// Every tool call of the step has its result, in call order.
+    fn on_observe(&self, step: Step<'_>, results: &[ToolResult]) {
+        let _ = (step, results);
+    }
+    /// A step ended.
+    fn on_step_end(&self, step: Step<'_>) {
+        let _ = step;
+    }
+    /// The request ended with a result (including a fallback from `on_error`).
+    fn on_complete(&self, result: &AiResult) {
+        let _ = result;
+    }
+    /// The request failed. Return a fallback answer to complete it with that answer instead.
+    fn on_error(&self, failure: &AiFailure) -> Option<String> {
+        let _ = failure;
+        None
+    }
+}
+
+/// No hooks.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoHooks;
+
+impl<S> StepHooks<S> for NoHooks {}
+
+/// Hooks made of functions (closures that capture nothing), buildable in a `static`:
+///
+/// ```
+/// use agent_runtime::ai::{AiRun, Hooks};
+/// # #[derive(Debug)] struct Helpdesk { tickets: Vec<String> }
+/// static HOOKS: Hooks<Helpdesk> = Hooks::new()
+///     .stop_condition(|desk: &Helpdesk, _run: &AiRun| desk.tickets.len() >= 3)
+///     .on_error(|_failure| Some("Sorry, I cannot answer right now.".to_string()));
+/// ```
+pub struct Hooks<S> {
+    stop_condition: Option<fn(&S, &AiRun) -> bool>,
+    on_step_start: Option<fn(Step<'_>)>,
+    on_reason: Option<fn(Step<'_>, &LlmResponse)>,
+    on_act: Option<fn(Step<'_>, &[ToolCall])>,
+    on_observe: Option<fn(Step<'_>, &[ToolResult])>,
+    on_step_end: Option<fn(Step<'_>)>,
+    on_complete: Option<fn(&AiResult)>,
+    on_error: Option<fn(&AiFailure) -> Option<String>>,
+}
+
+impl<S> std::fmt::Debug for Hooks<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Hooks").finish_non_exhaustive()
+    }
+}
+
+impl<S> Default for Hooks<S> {
+    fn default() -> Self {
+        Hooks::new()
+    }
+}
+
+impl<S> Hooks<S> {
+    /// No hooks yet.
+    pub const fn new() -> Self {
+        Hooks {
+            stop_condition: None,
+            on_step_start: None,
+            on_reason: None,
+            on_act: None,
+            on_observe: None,
+            on_step_end: None,
+            on_complete: None,
+            on_error: None,
+        }
+    }
+
+    /// Sets [`StepHooks::stop_condition`].
+    #[must_use]
+    pub const fn stop_condition(mut self, f: fn(&S, &AiRun) -> bool) -> Self {
+        self.stop_condition = Some(f);
+        self
+    }
+
+    /// Sets [`StepHooks::on_step_start`].
+    #[must_use]
+    pub const fn on_step_start(mut self, f: fn(Step<'_>)) -> Self {
+        self.on_step_start = Some(f);
+        self
+    }
+
+    /// Sets [`StepHooks::on_reason`].
+    #[must_use]
+    pub const fn on_reason(mut self, f: fn(Step<'_>, &LlmResponse)) -> Self {
+        self.on_reason = Some(f);
+        self
+    }
+
+    /// Sets [`StepHooks::on_act`].
+    #[must_use]
+    pub const fn on_act(mut self, f: fn(Step<'_>, &[ToolCall])) -> Self {
+        self.on_act = Some(f);
+        self
+    }
+
+    /// Sets [`StepHooks::on_observe`].
+    #[must_use]
+    pub const fn on_observe(mut self, f: fn(Step<'_>, &[ToolResult])) -> Self {
+        self.on_observe = Some(f);
+        self
+    }
+
+    /// Sets [`StepHooks::on_step_end`].
+    #[must_use]
+    pub const fn on_step_end(mut self, f: fn(Step<'_>)) -> Self {
+        self.on_step_end = Some(f);
+        self
+    }
+
+    /// Sets [`StepHooks::on_complete`].
+    #[must_use]
+    pub const fn on_complete(mut self, f: fn(&AiResult)) -> Self {
+        self.on_complete = Some(f);
+        self
+    }
+
+    /// Sets [`StepHooks::on_error`].
+    #[must_use]
+    pub const fn on_error(mut self, f: fn(&AiFailure) -> Option<String>) -> Self {
+        self.on_error = Some(f);
+        self
+    }
+}
+
+impl<S> StepHooks<S> for Hooks<S> {
+    fn stop_condition(&self, state: &S, run: &AiRun) -> bool {
+        self.stop_condition.is_some_and(|f| f(state, run))
+    }
+    fn on_step_start(&self, step: Step<'_>) {
+        if let Some(f) = self.on_step_start {
+            f(step)
+        }
+    }
+    fn on_reason(&self, step: Step<'_>, response: &LlmResponse) {
+        if let Some(f) = self.on_reason {
+            f(step, response)
+        }
+    }
+    fn on_act(&self, step: Step<'_>, calls: &[ToolCall]) {
+        if let Some(f) = self.on_act {
+            f(step, calls)
+        }
+    }
+    fn on_observe(&self, step: Step<'_>, results: &[ToolResult]) {
+        if let Some(f) = self.on_observe {
+            f(step, results)
+        }
+    }
+    fn on_step_end(&self, step: Step<'_>) {
+        if let Some(f) = self.on_step_end {
+            f(step)
+        }
+    }
+    fn on_complete(&self, result: &AiResult) {
+        if let Some(f) = self.on_complete {
+            f(result)
+        }
+    }
+    fn on_error(&self, failure: &AiFailure) -> Option<String> {
+        self.on_error.and_then(|f| f(failure))
+    }
+}

@@ -1,0 +1,763 @@
+//! The pure machine behind [`React`](super::React), [`ChainOfThought`](super::ChainOfThought)
+//! and [`ChainOfDraft`](super::ChainOfDraft): messages in (a query, an LLM answer, a tool
+//! result, a cancel), directives out (`Llm` calls, `RunInstruction` for async tools, signals).
+//!
+//! ReAct: idle -> awaiting_llm <-> awaiting_tools -> completed | failed. Sync tools run inside
+//! `cmd` on a draft of the state (committed only if they succeed); async tools become
+//! `RunInstruction` directives whose id is the tool call's id, so the host runs them
+//! concurrently and their completions come back through `cmd`. Results join the conversation
+//! in call order once the whole round is in. Chain of Thought / Draft make one LLM call and
+//! parse the answer.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::action::{ActionFn, Outcome};
+use crate::directive::Directive;
+use crate::error::{ActionError, AgentError, ErrorContext};
+use crate::instruction::Instruction;
+use crate::signal::Signal;
+use crate::snapshot::{Snapshot, Status};
+use crate::state_op::apply_ops;
+use crate::strategy::{Dispatch, dispatch_action};
+
+use super::hooks::{Step, StepHooks};
+use super::model::{ChatMessage, LlmError, LlmRequest, LlmResponse, Role, ToolCall, ToolChoice};
+use super::parse::{Reasoning, chain_of_draft, chain_of_thought};
+use super::schema;
+use super::spec::AiAgent;
+use super::state::{
+    AiFailure, AiResult, AiRun, AiState, LlmCall, PendingTool, Phase, Termination, ToolResult,
+};
+
+/// Starts a request: data `{"query": "...", "request_id"?: "..."}` or just the query string.
+/// Without a `request_id` the instruction's id names the request.
+pub const QUERY: &str = "ai.query";
+/// The model's answer to a call: data [`LlmReply`].
+pub const LLM_RESPONSE: &str = "ai.llm.response";
+/// Cancels the running request.
+pub const CANCEL: &str = "ai.cancel";
+/// A streamed piece of an answer, emitted by hosts to subscribers: data `{"request_id",
+/// "call_id", "delta"}`.
+pub const LLM_DELTA: &str = "ai.llm.delta";
+/// Tokens used by one call: data `{"request_id", "call_id", "usage", "total"}`.
+pub const USAGE: &str = "ai.usage";
+/// A request started: data `{"request_id", "query"}`.
+pub const REQUEST_STARTED: &str = "ai.request.started";
+/// A request ended with a result: data [`AiResult`].
+pub const REQUEST_COMPLETED: &str = "ai.request.completed";
+/// A request failed, was cancelled or was refused: data `{"request_id", "reason", "message"}`.
+pub const REQUEST_FAILED: &str = "ai.request.failed";
+
+/// The instructions for Chain of Thought.
+pub const COT_PROMPT: &str = "Think step by step. Write each step on its own line as `Step N: ...`, then give the answer on a last line starting with `Conclusion:`.";
+/// The instructions for Chain of Draft.
+pub const COD_PROMPT: &str = "Think step by step, but keep only a minimal draft of each step, five words at most, one per line. Then write `####` followed by the answer.";
+/// What the model is told when a round repeats the previous one exactly.
+pub const REPEAT_NOTE: &str = "Note: you just repeated the previous round's tool calls exactly (same tools, same arguments), so their results are the same. Use the results you already have, try something else, or answer.";
+
+/// The model's answer to one call, as hosts feed it back (`ai.llm.response`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LlmReply {
+    /// The call it answers.
+    pub call_id: String,
+    /// The answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response: Option<LlmResponse>,
+    /// Or why there is none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<LlmError>,
+}
+
+impl LlmReply {
+    /// The reply to `call_id`.
+    pub fn new(call_id: impl Into<String>, result: Result<LlmResponse, LlmError>) -> Self {
+        let (response, error) = match result {
+            Ok(r) => (Some(r), None),
+            Err(e) => (None, Some(e)),
+        };
+        LlmReply {
+            call_id: call_id.into(),
+            response,
+            error,
+        }
+    }
+
+    /// As the instruction a host feeds to `cmd`.
+    pub fn into_instruction(self) -> Instruction {
+        let id = format!("{}/reply", self.call_id);
+        Instruction::new(
+            LLM_RESPONSE,
+            serde_json::to_value(&self).unwrap_or(Value::Null),
+        )
+        .with_id(id)
+    }
+
+    /// As the signal a server routes back to the agent.
+    pub fn into_signal(self) -> Signal {
+        let id = format!("{}/reply", self.call_id);
+        Signal::with_id(
+            id,
+            LLM_RESPONSE,
+            serde_json::to_value(&self).unwrap_or(Value::Null),
+        )
+    }
+}
+
+/// Which machine runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    React,
+    Thought,
+    Draft,
+}
+
+/// Runs instructions through the machine.
+pub(crate) fn cmd<S: AiAgent>(
+    state: &mut S,
+    ai: &mut AiState,
+    instructions: Vec<Instruction>,
+    mode: Mode,
+) -> Vec<Directive> {
+    let mut machine = Machine {
+        state,
+        ai,
+        mode,
+        hooks: S::hooks(),
+        out: Vec::new(),
+    };
+    for instruction in instructions {
+        machine.instruction(instruction);
+    }
+    machine.out
+}
+
+/// The snapshot of an AI agent: `Idle` before any request, `Waiting` while one runs,
+/// `Success`/`Failure` with the [`AiResult`] once it ended.
+pub(crate) fn snapshot(ai: &AiState) -> Snapshot {
+    let status = match ai.phase {
+        Phase::Idle if ai.in_flight.is_empty() => Status::Idle,
+        Phase::Idle | Phase::AwaitingLlm | Phase::AwaitingTools => Status::Waiting,
+        Phase::Completed => Status::Success,
+        Phase::Failed => Status::Failure,
+    };
+    let mut details = json!({ "phase": ai.phase });
+    if let Some(run) = &ai.run {
+        details["request_id"] = json!(run.request_id);
+        details["step"] = json!(run.step);
+        details["llm_calls"] = json!(run.llm_calls);
+        if let Some(call) = &run.llm_call {
+            details["awaiting_llm"] = json!(call);
+        }
+        if !run.tools.is_empty() {
+            details["awaiting_tools"] = run
+                .tools
+                .iter()
+                .filter(|t| t.result.is_none())
+                .map(|t| json!(t.call_id))
+                .collect();
+        }
+    }
+    let snapshot = Snapshot::new(status).with_details(details);
+    match ai.run.as_ref().and_then(|r| r.result.as_ref()) {
+        Some(result) if !ai.phase.is_busy() => {
+            snapshot.with_result(serde_json::to_value(result).unwrap_or(Value::Null))
+        }
+        _ => snapshot,
+    }
+}
+
+/// The `Llm` directive the agent was waiting on, if any: what a host re-issues when it thaws an
+/// agent checkpointed mid-call.
+pub fn pending_llm_call<S: AiAgent>(ai: &AiState, mode_is_react: bool) -> Option<LlmCall> {
+    let run = ai.run.as_ref()?;
+    let call_id = run.llm_call.clone()?;
+    (ai.phase == Phase::AwaitingLlm).then(|| LlmCall {
+        call_id,
+        request_id: run.request_id.clone(),
+        request: request_for::<S>(run, mode_is_react),
+    })
+}
+
+fn request_for<S: AiAgent>(run: &AiRun, react: bool) -> LlmRequest {
+    let config = S::AI;
+    let mut request = LlmRequest::new(config.model, run.messages.clone());
+    if react {
+        request.tools = S::tool_specs();
+        request.tool_choice = if request.tools.is_empty() {
+            ToolChoice::None
+        } else {
+            ToolChoice::Auto
+        };
+    }
+    request.temperature = config.temperature;
+    request.max_tokens = config.max_tokens;
+    request
+}
+
+struct Machine<'a, S: AiAgent> {
+    state: &'a mut S,
+    ai: &'a mut AiState,
+    mode: Mode,
+    hooks: &'static dyn StepHooks<S>,
+    out: Vec<Directive>,
+}
+
+impl<S: AiAgent> Machine<'_, S> {
+    fn instruction(&mut self, instruction: Instruction) {
+        if instruction.is_completion() {
+            self.completion(instruction);
+            return;
+        }
+        match instruction.action.as_str() {
+            QUERY => self.query(instruction),
+            LLM_RESPONSE => self.llm_response(instruction),
+            CANCEL => self.cancel(),
+            _ => self.direct(instruction),
+        }
+    }
+
+    fn run(&mut self) -> &mut AiRun {
+        self.ai
+            .run
+            .as_mut()
+            .expect("a busy AI strategy always has a run")
+    }
+
+    fn step(&self) -> Step<'_> {
+        let run = self
+            .ai
+            .run
+            .as_ref()
+            .expect("a busy AI strategy always has a run");
+        Step {
+            request_id: &run.request_id,
+            number: run.step,
+        }
+    }
+
+    fn emit(&mut self, id: String, signal_type: &str, data: Value) {
+        self.out
+            .push(Directive::Emit(Signal::with_id(id, signal_type, data)));
+    }
+
+    fn bad_instruction(&mut self, instruction: &Instruction, message: String) {
+        self.out.push(Directive::error(
+            AgentError::Strategy { message },
+            ErrorContext::Instruction {
+                id: instruction.id.clone(),
+                action: instruction.action.clone(),
+            },
+        ));
+    }
+
+    fn query(&mut self, instruction: Instruction) {
+        let (query, request_id) = match &instruction.params {
+            Value::String(q) => (q.clone(), instruction.id.clone()),
+            Value::Object(map) => match map.get("query").and_then(Value::as_str) {
+                Some(q) => (
+                    q.to_string(),
+                    map.get("request_id")
+                        .and_then(Value::as_str)
+                        .map_or_else(|| instruction.id.clone(), str::to_string),
+                ),
+                None => {
+                    let message =
+                        "`ai.query` needs a query: `{\"query\": \"...\"}` or a string".to_string();
+                    return self.bad_instruction(&instruction, message);
+                }
+            },
+            _ => {
+                let message =
+                    "`ai.query` needs a query: `{\"query\": \"...\"}` or a string".to_string();
+                return self.bad_instruction(&instruction, message);
+            }
+        };
+        if self.ai.phase.is_busy() {
+            let current = self.ai.run.as_ref().map_or("", |r| r.request_id.as_str());
+            let message = format!(
+                "request `{request_id}` refused: the agent is busy with request `{current}`; wait for it to end or send `{CANCEL}`"
+            );
+            self.emit(
+                format!("{request_id}/failed"),
+                REQUEST_FAILED,
+                json!({"request_id": request_id, "reason": "busy", "message": message}),
+            );
+            return self.bad_instruction(&instruction, message);
+        }
+        let config = S::AI;
+        let mut messages = Vec::with_capacity(2);
+        let system = match (self.mode, config.system) {
+            (Mode::React, system) => system.map(str::to_string),
+            (Mode::Thought, Some(s)) => Some(format!("{s}\n\n{COT_PROMPT}")),
+            (Mode::Thought, None) => Some(COT_PROMPT.to_string()),
+            (Mode::Draft, Some(s)) => Some(format!("{s}\n\n{COD_PROMPT}")),
+            (Mode::Draft, None) => Some(COD_PROMPT.to_string()),
+        };
+        if let Some(system) = system {
+            messages.push(ChatMessage::system(system));
+        }
+        messages.push(ChatMessage::user(query.clone()));
+        self.emit(
+            format!("{request_id}/started"),
+            REQUEST_STARTED,
+            json!({"request_id": request_id, "query": query}),
+        );
+        self.ai.run = Some(AiRun {
+            request_id,
+            query,
+            messages,
+            step: 0,
+            llm_calls: 0,
+            llm_call: None,
+            tools: Vec::new(),
+            previous_round: Vec::new(),
+            usage: Default::default(),
+            result: None,
+        });
+        self.start_step();
+    }
+
+    fn start_step(&mut self) {
+        self.run().step += 1;
+        self.hooks.on_step_start(self.step());
+        let react = self.mode == Mode::React;
+        let run = self.run();
+        run.llm_calls += 1;
+        let call_id = format!("{}/llm/{}", run.request_id, run.llm_calls);
+        run.llm_call = Some(call_id.clone());
+        let request = request_for::<S>(run, react);
+        let request_id = self.run().request_id.clone();
+        self.ai.phase = Phase::AwaitingLlm;
+        self.out.push(Directive::Llm(Box::new(LlmCall {
+            call_id,
+            request_id,
+            request,
+        })));
+    }
+
+    fn llm_response(&mut self, instruction: Instruction) {
+        let reply: LlmReply = match serde_json::from_value(instruction.params.clone()) {
+            Ok(reply) => reply,
+            Err(e) => {
+                return self.bad_instruction(
+                    &instruction,
+                    format!("`{LLM_RESPONSE}` carries no valid reply: {e}"),
+                );
+            }
+        };
+        let current = self.ai.run.as_ref().and_then(|r| r.llm_call.as_deref());
+        if self.ai.phase != Phase::AwaitingLlm || current != Some(reply.call_id.as_str()) {
+            tracing::debug!(call_id = %reply.call_id, "stale LLM reply ignored");
+            return;
+        }
+        self.run().llm_call = None;
+        let response = match (reply.response, reply.error) {
+            (Some(response), _) => response,
+            (None, error) => {
+                let error = error.unwrap_or_else(|| {
+                    LlmError::new(
+                        super::model::LlmErrorKind::Malformed,
+                        "the reply carries neither a response nor an error",
+                    )
+                });
+                let request_id = self.run().request_id.clone();
+                return self.fail(AiFailure::Llm { request_id, error });
+            }
+        };
+        let run = self.run();
+        run.usage.add(response.usage);
+        let (request_id, total) = (run.request_id.clone(), run.usage);
+        let n = run.llm_calls;
+        self.emit(
+            format!("{request_id}/usage/{n}"),
+            USAGE,
+            json!({"request_id": request_id, "call_id": reply.call_id, "usage": response.usage, "total": total}),
+        );
+        self.hooks.on_reason(self.step(), &response);
+        if self.mode == Mode::React && !response.tool_calls.is_empty() {
+            self.act(response);
+        } else {
+            self.answer(response);
+        }
+    }
+
+    fn answer(&mut self, response: LlmResponse) {
+        let reasoning = match self.mode {
+            Mode::React => Reasoning {
+                conclusion: Some(response.text.clone()),
+                ..Reasoning::default()
+            },
+            Mode::Thought => chain_of_thought(&response.text),
+            Mode::Draft => chain_of_draft(&response.text),
+        };
+        let answer = reasoning.answer().map(str::to_string);
+        self.run()
+            .messages
+            .push(ChatMessage::assistant(response.text, Vec::new()));
+        self.hooks.on_step_end(self.step());
+        let reason = if self.stop_condition() {
+            Termination::StopCondition
+        } else {
+            Termination::FinalAnswer
+        };
+        self.finish(reason, answer, reasoning.steps, None);
+    }
+
+    fn stop_condition(&self) -> bool {
+        let run = self
+            .ai
+            .run
+            .as_ref()
+            .expect("a busy AI strategy always has a run");
+        self.hooks.stop_condition(self.state, run)
+    }
+
+    fn act(&mut self, response: LlmResponse) {
+        let run = self.run();
+        let round = run.llm_calls;
+        let calls: Vec<ToolCall> = response
+            .tool_calls
+            .into_iter()
+            .enumerate()
+            .map(|(i, mut call)| {
+                if call.id.is_empty() {
+                    call.id = format!("call_{round}_{i}");
+                }
+                call
+            })
+            .collect();
+        run.messages
+            .push(ChatMessage::assistant(response.text, calls.clone()));
+        run.tools = calls
+            .iter()
+            .enumerate()
+            .map(|(i, call)| PendingTool {
+                call_id: format!("{}/tool/{round}/{i}", run.request_id),
+                provider_id: call.id.clone(),
+                name: call.name.clone(),
+                arguments: call.arguments.clone(),
+                result: None,
+            })
+            .collect();
+        self.ai.phase = Phase::AwaitingTools;
+        self.hooks.on_act(self.step(), &calls);
+        for index in 0..calls.len() {
+            self.start_tool(index);
+        }
+        self.observe_if_complete();
+    }
+
+    /// Checks a call and runs it (sync) or hands it to the host (async).
+    fn start_tool(&mut self, index: usize) {
+        let tool = &self.run().tools[index];
+        let (call_id, name, arguments) = (
+            tool.call_id.clone(),
+            tool.name.clone(),
+            tool.arguments.clone(),
+        );
+        let outcome = match prepare::<S>(&name, arguments) {
+            Err(message) => Some(Err(message)),
+            Ok((entry, params)) => match entry.run {
+                ActionFn::Sync(run) => Some(self.run_sync_tool(&name, run, params)),
+                ActionFn::Async(_) => {
+                    self.out.push(Directive::RunInstruction {
+                        instruction: Instruction {
+                            id: call_id.clone(),
+                            action: name.clone(),
+                            params,
+                            deadline: None,
+                            exec: None,
+                            outcome: None,
+                        },
+                        exec: entry.exec,
+                    });
+                    None
+                }
+            },
+        };
+        if let Some(outcome) = outcome {
+            self.run().tools[index].result = Some(tool_result(call_id, name, outcome));
+        }
+    }
+
+    /// Runs a sync tool on a draft of the state; commits it only on success.
+    fn run_sync_tool(
+        &mut self,
+        name: &str,
+        run: fn(&mut S, Value) -> Result<Outcome, ActionError>,
+        params: Value,
+    ) -> Result<Option<Value>, String> {
+        let mut draft = self.state.clone();
+        let outcome = match catch_unwind(AssertUnwindSafe(|| run(&mut draft, params))) {
+            Ok(Ok(outcome)) => outcome,
+            Ok(Err(e)) => return Err(e.message().to_string()),
+            Err(payload) => {
+                return Err(ActionError::panicked(name, payload.as_ref())
+                    .message()
+                    .to_string());
+            }
+        };
+        apply_ops(&mut draft, &outcome.ops).map_err(|e| e.message().to_string())?;
+        *self.state = draft;
+        self.out.extend(outcome.directives);
+        Ok(outcome.reply.map(|r| *r))
+    }
+
+    fn completion(&mut self, instruction: Instruction) {
+        let tool = (self.ai.phase == Phase::AwaitingTools)
+            .then(|| {
+                self.ai.run.as_ref().and_then(|run| {
+                    run.tools
+                        .iter()
+                        .position(|t| t.call_id == instruction.id && t.result.is_none())
+                })
+            })
+            .flatten();
+        if let Some(index) = tool {
+            let outcome = match instruction
+                .outcome
+                .expect("a completion carries an outcome")
+            {
+                Err(e) => Err(e.message().to_string()),
+                Ok(outcome) => match apply_ops(self.state, &outcome.ops) {
+                    Ok(()) => {
+                        self.out.extend(outcome.directives);
+                        Ok(outcome.reply.map(|r| *r))
+                    }
+                    Err(e) => Err(e.message().to_string()),
+                },
+            };
+            let result = tool_result(instruction.id, instruction.action, outcome);
+            self.run().tools[index].result = Some(result);
+            self.observe_if_complete();
+            return;
+        }
+        if let Some(pos) = self
+            .ai
+            .in_flight
+            .iter()
+            .position(|id| *id == instruction.id)
+        {
+            self.ai.in_flight.remove(pos);
+            let context = ErrorContext::Instruction {
+                id: instruction.id.clone(),
+                action: instruction.action.clone(),
+            };
+            match crate::strategy::complete_action(self.state, instruction) {
+                Ok(directives) => self.out.extend(directives),
+                Err(error) => self.out.push(Directive::error(error, context)),
+            }
+            return;
+        }
+        // A tool result of a round that ended (cancelled, or an earlier request): ignored.
+        tracing::debug!(id = %instruction.id, "stale tool result ignored");
+    }
+
+    fn observe_if_complete(&mut self) {
+        if self.run().tools.iter().any(|t| t.result.is_none()) {
+            return;
+        }
+        let run = self.run();
+        let tools = std::mem::take(&mut run.tools);
+        let mut results = Vec::with_capacity(tools.len());
+        let mut round = Vec::with_capacity(tools.len());
+        for tool in tools {
+            let result = tool.result.expect("checked above");
+            run.messages
+                .push(ChatMessage::tool(tool.provider_id, result.content.clone()));
+            round.push((tool.name, tool.arguments));
+            results.push(result);
+        }
+        let repeated = round == run.previous_round;
+        if repeated {
+            run.messages.push(ChatMessage::user(REPEAT_NOTE));
+        }
+        run.previous_round = round;
+        self.hooks.on_observe(self.step(), &results);
+        self.hooks.on_step_end(self.step());
+        if self.stop_condition() {
+            self.finish(Termination::StopCondition, None, Vec::new(), None);
+        } else if self.run().llm_calls >= S::AI.max_iterations {
+            self.finish(Termination::MaxIterations, None, Vec::new(), None);
+        } else {
+            self.start_step();
+        }
+    }
+
+    fn finish(
+        &mut self,
+        reason: Termination,
+        answer: Option<String>,
+        reasoning: Vec<String>,
+        error: Option<String>,
+    ) {
+        let run = self.run();
+        run.llm_call = None;
+        let raw = run
+            .messages
+            .iter()
+            .rev()
+            .find(|m| m.role == Role::Assistant)
+            .map(|m| m.content.clone())
+            .unwrap_or_default();
+        let result = AiResult {
+            request_id: run.request_id.clone(),
+            reason,
+            answer,
+            reasoning,
+            raw,
+            error,
+            steps: run.step,
+            llm_calls: run.llm_calls,
+            usage: run.usage,
+        };
+        run.result = Some(result.clone());
+        self.ai.phase = Phase::Completed;
+        self.hooks.on_complete(&result);
+        let id = format!("{}/completed", result.request_id);
+        self.emit(
+            id,
+            REQUEST_COMPLETED,
+            serde_json::to_value(&result).unwrap_or(Value::Null),
+        );
+    }
+
+    fn fail(&mut self, failure: AiFailure) {
+        let message = failure.to_string();
+        if let Some(fallback) = self.hooks.on_error(&failure) {
+            return self.finish(
+                Termination::Failed,
+                Some(fallback),
+                Vec::new(),
+                Some(message),
+            );
+        }
+        self.end_unsuccessfully(Termination::Failed, message.clone());
+        self.out.push(Directive::error(
+            AgentError::Strategy { message },
+            ErrorContext::Strategy,
+        ));
+    }
+
+    fn end_unsuccessfully(&mut self, reason: Termination, message: String) {
+        let run = self.run();
+        run.llm_call = None;
+        run.tools.clear();
+        let result = AiResult {
+            request_id: run.request_id.clone(),
+            reason,
+            answer: None,
+            reasoning: Vec::new(),
+            raw: String::new(),
+            error: Some(message.clone()),
+            steps: run.step,
+            llm_calls: run.llm_calls,
+            usage: run.usage,
+        };
+        let request_id = result.request_id.clone();
+        run.result = Some(result);
+        self.ai.phase = Phase::Failed;
+        self.emit(
+            format!("{request_id}/failed"),
+            REQUEST_FAILED,
+            json!({"request_id": request_id, "reason": reason.as_str(), "message": message}),
+        );
+    }
+
+    fn cancel(&mut self) {
+        if !self.ai.phase.is_busy() {
+            return;
+        }
+        let request_id = self.run().request_id.clone();
+        self.end_unsuccessfully(
+            Termination::Cancelled,
+            format!("request `{request_id}` was cancelled"),
+        );
+    }
+
+    fn direct(&mut self, instruction: Instruction) {
+        let context = ErrorContext::Instruction {
+            id: instruction.id.clone(),
+            action: instruction.action.clone(),
+        };
+        let id = instruction.id.clone();
+        match dispatch_action(self.state, instruction) {
+            Dispatch::Completed(directives) => self.out.extend(directives),
+            Dispatch::Started(run) => {
+                self.ai.in_flight.push(id);
+                self.out.push(run);
+            }
+            Dispatch::Failed(error) => self.out.push(Directive::error(error, context)),
+        }
+    }
+}
+
+/// Checks that `name` is one of the agent's tools and that `arguments` fit its schema.
+fn prepare<S: AiAgent>(
+    name: &str,
+    arguments: Value,
+) -> Result<(&'static crate::action::ActionEntry<S>, Value), String> {
+    let entry = S::AI
+        .tools
+        .contains(&name)
+        .then(|| S::action(name))
+        .flatten()
+        .ok_or_else(|| {
+            let known: Vec<String> = S::AI.tools.iter().map(|t| format!("`{t}`")).collect();
+            format!(
+                "unknown tool `{name}`; the tools are: {}",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            )
+        })?;
+    let arguments = match arguments {
+        Value::Null => Value::Object(Default::default()),
+        Value::String(raw) => {
+            return Err(format!(
+                "the arguments of `{name}` are not a JSON object: {raw}"
+            ));
+        }
+        other => other,
+    };
+    if let Some(spec) = S::tool_specs().iter().find(|t| t.name == name) {
+        let problems = schema::validate(&spec.parameters, &arguments);
+        if !problems.is_empty() {
+            return Err(format!(
+                "invalid arguments for `{name}`: {}",
+                problems.join("; ")
+            ));
+        }
+    }
+    Ok((entry, arguments))
+}
+
+fn tool_result(
+    call_id: String,
+    name: String,
+    outcome: Result<Option<Value>, String>,
+) -> ToolResult {
+    match outcome {
+        Ok(reply) => ToolResult {
+            call_id,
+            name,
+            ok: true,
+            content: match reply {
+                None => "{\"ok\":true}".to_string(),
+                Some(Value::String(text)) => text,
+                Some(value) => value.to_string(),
+            },
+        },
+        Err(message) => ToolResult {
+            call_id,
+            name,
+            ok: false,
+            content: json!({ "error": message }).to_string(),
+        },
+    }
+}

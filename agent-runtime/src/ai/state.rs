@@ -1,0 +1,200 @@
+//! The AI strategies' state, kept inside the agent (so a checkpoint carries the conversation),
+//! and what their directives and results carry.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::model::{ChatMessage, LlmError, LlmRequest, Usage};
+
+/// Where an AI strategy stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// No request yet.
+    #[default]
+    Idle,
+    /// Waiting for the model's answer.
+    AwaitingLlm,
+    /// Waiting for tool results.
+    AwaitingTools,
+    /// The last request ended with a result.
+    Completed,
+    /// The last request failed or was cancelled.
+    Failed,
+}
+
+impl Phase {
+    /// Whether a request is in progress (a new query would be refused as `busy`).
+    pub fn is_busy(self) -> bool {
+        matches!(self, Phase::AwaitingLlm | Phase::AwaitingTools)
+    }
+}
+
+/// Why a request ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Termination {
+    /// The model answered.
+    FinalAnswer,
+    /// The request used its `max_iterations` LLM calls.
+    MaxIterations,
+    /// The `stop_condition` hook said so.
+    StopCondition,
+    /// The model call failed.
+    Failed,
+    /// The request was cancelled.
+    Cancelled,
+}
+
+impl Termination {
+    /// The reason as written in signals (`"final_answer"`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Termination::FinalAnswer => "final_answer",
+            Termination::MaxIterations => "max_iterations",
+            Termination::StopCondition => "stop_condition",
+            Termination::Failed => "failed",
+            Termination::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// A tool call of the current round.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PendingTool {
+    /// The strategy's id for the call (the async instruction's id, when the tool is async).
+    pub call_id: String,
+    /// The provider's id for the call (the tool message answers it).
+    pub provider_id: String,
+    /// The tool.
+    pub name: String,
+    /// The arguments as the model gave them.
+    pub arguments: Value,
+    /// The result, once known.
+    pub result: Option<ToolResult>,
+}
+
+/// A tool's result as the model sees it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolResult {
+    /// The strategy's id for the call.
+    pub call_id: String,
+    /// The tool.
+    pub name: String,
+    /// Whether the tool succeeded; a failure is reported to the model, not raised.
+    pub ok: bool,
+    /// What the model is told: the tool's reply as JSON, or `{"error": ...}`.
+    pub content: String,
+}
+
+/// One request: the conversation and its progress.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AiRun {
+    /// The request's id.
+    pub request_id: String,
+    /// The user's query.
+    pub query: String,
+    /// The conversation, system prompt first.
+    pub messages: Vec<ChatMessage>,
+    /// The current step (1-based; 0 before the first).
+    pub step: u32,
+    /// LLM calls made.
+    pub llm_calls: u32,
+    /// The call the strategy is waiting for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub llm_call: Option<String>,
+    /// The tool calls of the current round.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<PendingTool>,
+    /// The previous round's calls (name and arguments), to notice a repeat.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub previous_round: Vec<(String, Value)>,
+    /// Tokens used so far.
+    pub usage: Usage,
+    /// How it ended, once it has.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<AiResult>,
+}
+
+/// How a request ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AiResult {
+    /// The request's id.
+    pub request_id: String,
+    /// Why it ended.
+    pub reason: Termination,
+    /// The answer: the model's final text, a Chain-of-Thought conclusion, or `on_error`'s
+    /// fallback. `None` when the request ended without one.
+    pub answer: Option<String>,
+    /// The reasoning steps (Chain of Thought / Draft).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reasoning: Vec<String>,
+    /// The model's raw text of the last turn.
+    #[serde(default)]
+    pub raw: String,
+    /// What went wrong, when the request failed (even if a fallback answered).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Steps taken.
+    pub steps: u32,
+    /// LLM calls made.
+    pub llm_calls: u32,
+    /// Tokens used.
+    pub usage: Usage,
+}
+
+/// Why a request failed, as `on_error` sees it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum AiFailure {
+    /// The model call failed (after the provider's retries).
+    Llm {
+        /// The request.
+        request_id: String,
+        /// The provider's error.
+        error: LlmError,
+    },
+}
+
+impl AiFailure {
+    /// The request it concerns.
+    pub fn request_id(&self) -> &str {
+        match self {
+            AiFailure::Llm { request_id, .. } => request_id,
+        }
+    }
+}
+
+impl std::fmt::Display for AiFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AiFailure::Llm { request_id, error } => {
+                write!(f, "request `{request_id}`: the model call failed: {error}")
+            }
+        }
+    }
+}
+
+/// The AI strategies' state.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AiState {
+    /// Where the strategy stands.
+    pub phase: Phase,
+    /// The current (or last) request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<AiRun>,
+    /// Async actions started by plain instructions (not tools), as `Direct` tracks them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub in_flight: Vec<String>,
+}
+
+/// The directive an AI strategy returns to have the model called.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LlmCall {
+    /// Correlates the answer with the call; an answer for another id is ignored.
+    pub call_id: String,
+    /// The request the call belongs to.
+    pub request_id: String,
+    /// The request; its `model` is the alias the host resolves.
+    pub request: LlmRequest,
+}
