@@ -84,10 +84,18 @@ pub fn parse_tree(file: FileId, source: &str) -> Result<Pair<'_, Rule>, Vec<Diag
     if let Err(diagnostic) = lexer::tokenize(file, source) {
         return Err(vec![*diagnostic]);
     }
-    pest::set_error_detail(true);
     match AgentParser::parse(Rule::file, source) {
         Ok(mut pairs) => Ok(pairs.next().expect("the `file` rule yields one pair")),
-        Err(error) => Err(vec![errors::syntax_error(file, source, &error)]),
+        Err(_) => {
+            // Tracking what was expected where doubles parsing time, so only a file that failed
+            // is parsed again with it. The switch is process-wide and only ever turned on, so
+            // concurrent parses never lose it.
+            pest::set_error_detail(true);
+            match AgentParser::parse(Rule::file, source) {
+                Ok(mut pairs) => Ok(pairs.next().expect("the `file` rule yields one pair")),
+                Err(error) => Err(vec![errors::syntax_error(file, source, &error)]),
+            }
+        }
     }
 }
 
