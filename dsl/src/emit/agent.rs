@@ -93,6 +93,8 @@ pub fn agent_with_behaviors(def: &AgentDef, behaviors: &[BehaviorDef]) -> TokenS
             }
 
             fn action(name: &str) -> ::core::option::Option<&'static #krate::ActionEntry<Self>> {
+                // Unused when the agent lists no actions.
+                #[allow(unused_variables)]
                 let actions = <Self as #krate::AgentSpec>::actions();
                 match name {
                     #(#action_names => ::core::option::Option::Some(&actions[#indices]),)*

@@ -72,15 +72,9 @@ fn strategy(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> Option<StrategyDef
     match inner.as_rule() {
         Rule::strategy_direct => Some(StrategyDef::Direct),
         Rule::strategy_fsm => Some(StrategyDef::Fsm(super::fsm::fsm(cx, file, inner))),
-        Rule::strategy_behavior => {
-            cx.push(unsupported(
-                file,
-                &inner,
-                "`strategy behavior` is not supported in `.agent` files yet",
-                "behaviour-tree agents land with the tree model; use `strategy direct` meanwhile",
-            ));
-            None
-        }
+        Rule::strategy_behavior => Some(StrategyDef::BehaviorTree(super::tree::strategy(
+            cx, file, inner,
+        ))),
         Rule::strategy_ai => {
             let kind = inner
                 .clone()

@@ -13,12 +13,13 @@ mod fsm;
 pub mod lexer;
 mod literal;
 mod routes;
+mod tree;
 
 use pest::Parser as _;
 use pest::iterators::Pair;
 
 use crate::check::{Ctxt, Diagnostic};
-use crate::model::{AgentDef, FileId, Span};
+use crate::model::{AgentDef, BehaviorDef, FileId, Span};
 
 mod grammar {
     #![allow(missing_docs)] // pest_derive generates the `Rule` enum undocumented.
@@ -36,6 +37,8 @@ pub use grammar::{AgentParser, Rule};
 pub struct FileDef {
     /// Its agents, in order.
     pub agents: Vec<AgentDef>,
+    /// Its behaviours, in order: the trees `strategy behavior` and `subtree` may name.
+    pub behaviors: Vec<BehaviorDef>,
 }
 
 /// Parses and lowers one file. `Err` holds every syntax and lowering diagnostic.
@@ -60,12 +63,9 @@ pub fn parse_partial(
         match item.as_rule() {
             Rule::agent => def.agents.push(agent::agent(&cx, file, item)),
             Rule::behavior => {
-                cx.push(unsupported(
-                    file,
-                    &item,
-                    "`behavior` items are not supported yet",
-                    "behaviour trees land with the tree model; use `strategy direct` meanwhile",
-                ));
+                if let Some(behavior) = tree::behavior(&cx, file, item) {
+                    def.behaviors.push(behavior);
+                }
             }
             _ => {}
         }
