@@ -19,7 +19,11 @@ fn fsm_file(states: usize) -> String {
     let _ = writeln!(out, "        terminal S{}", states - 1);
     for i in 0..states - 1 {
         let _ = writeln!(out, "        S{i} -> S{} on next do step", i + 1);
-        let _ = writeln!(out, "        S{i} -> S{} on jump if ok", (i * 7 + 3) % (states - 1));
+        let _ = writeln!(
+            out,
+            "        S{i} -> S{} on jump if ok",
+            (i * 7 + 3) % (states - 1)
+        );
     }
     out.push_str("    }\n    routes { \"big.next\" => next \"big.jump\" => jump }\n}\n");
     out
@@ -30,18 +34,26 @@ fn compile(c: &mut Criterion) {
     group.sample_size(10);
     for states in [1_000, 10_000] {
         let text = fsm_file(states);
-        group.bench_with_input(BenchmarkId::new("parse_check_emit", states), &text, |b, text| {
-            b.iter(|| {
-                let compiled = compile_source(FileId(0), black_box(text), None).expect("valid");
-                black_box(compiled.code)
-            })
-        });
-        group.bench_with_input(BenchmarkId::new("with_prettyplease", states), &text, |b, text| {
-            b.iter(|| {
-                let compiled = compile_source(FileId(0), black_box(text), None).expect("valid");
-                black_box(pretty(&compiled.code, "big.agent"))
-            })
-        });
+        group.bench_with_input(
+            BenchmarkId::new("parse_check_emit", states),
+            &text,
+            |b, text| {
+                b.iter(|| {
+                    let compiled = compile_source(FileId(0), black_box(text), None).expect("valid");
+                    black_box(compiled.code)
+                })
+            },
+        );
+        group.bench_with_input(
+            BenchmarkId::new("with_prettyplease", states),
+            &text,
+            |b, text| {
+                b.iter(|| {
+                    let compiled = compile_source(FileId(0), black_box(text), None).expect("valid");
+                    black_box(pretty(&compiled.code, "big.agent"))
+                })
+            },
+        );
     }
     group.finish();
 }

@@ -152,7 +152,10 @@ fn graph_draws_fsms_and_trees() {
     let path = write(dir.path(), "door.agent", MACHINES);
     // Two drawable items: `--item` is required.
     assert_eq!(agentc(&["graph", &path]).status.code(), Some(2));
-    assert_eq!(agentc(&["graph", &path, "--item", "Nope"]).status.code(), Some(2));
+    assert_eq!(
+        agentc(&["graph", &path, "--item", "Nope"]).status.code(),
+        Some(2)
+    );
 
     let dot = agentc(&["graph", &path, "--item", "Door"]);
     assert_eq!(dot.status.code(), Some(0));
@@ -162,7 +165,10 @@ fn graph_draws_fsms_and_trees() {
 
     let mermaid = agentc(&["graph", &path, "--item", "Door", "--format", "mermaid"]);
     let mermaid = String::from_utf8(mermaid.stdout).unwrap();
-    assert!(mermaid.starts_with("stateDiagram-v2\n    [*] --> Closed\n"), "{mermaid}");
+    assert!(
+        mermaid.starts_with("stateDiagram-v2\n    [*] --> Closed\n"),
+        "{mermaid}"
+    );
 
     let tree = agentc(&["graph", &path, "--item", "Patrol", "--format", "mermaid"]);
     assert_eq!(tree.status.code(), Some(0));

@@ -32,7 +32,11 @@ fn the_language_example_is_accepted() {
 #[test]
 fn formatting_keeps_the_meaning_and_every_comment() {
     let formatted = format(FileId(0), LANGUAGE).unwrap();
-    assert_eq!(format(FileId(0), &formatted).unwrap(), formatted, "idempotent");
+    assert_eq!(
+        format(FileId(0), &formatted).unwrap(),
+        formatted,
+        "idempotent"
+    );
     let (before, _) = syntax::parse_partial(FileId(0), LANGUAGE).unwrap();
     let (after, _) = syntax::parse_partial(FileId(0), &formatted).unwrap();
     assert_eq!(before, after);

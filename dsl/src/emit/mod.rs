@@ -32,7 +32,10 @@ pub fn ident(name: &str, span: Span) -> syn::Ident {
 
 /// Everything a `.agent` file's agents generate: each state struct, then its `AgentSpec` impl
 /// (trees inline the file's `behaviors`).
-pub fn file(agents: &[crate::model::AgentDef], behaviors: &[crate::model::BehaviorDef]) -> TokenStream {
+pub fn file(
+    agents: &[crate::model::AgentDef],
+    behaviors: &[crate::model::BehaviorDef],
+) -> TokenStream {
     let items = agents.iter().map(|def| {
         let state = state_struct(def);
         let spec = agent_with_behaviors(def, behaviors);

@@ -149,7 +149,9 @@ impl FsmDef {
             .chain(self.rows.iter().flat_map(|r| [&r.from, &r.to]));
         // A set beside the list keeps this linear: machines of 10,000 states are benchmarked.
         let mut seen = std::collections::HashSet::new();
-        mentions.filter(|name| seen.insert(name.value.as_str())).collect()
+        mentions
+            .filter(|name| seen.insert(name.value.as_str()))
+            .collect()
     }
 
     /// Every event, each once, in order of first use.
@@ -188,7 +190,10 @@ impl FsmDef {
         let mut by_state: std::collections::HashMap<&str, Vec<&RowDef>> =
             std::collections::HashMap::new();
         for row in &self.rows {
-            by_state.entry(row.from.value.as_str()).or_default().push(row);
+            by_state
+                .entry(row.from.value.as_str())
+                .or_default()
+                .push(row);
         }
         by_state
     }

@@ -92,7 +92,9 @@ pub fn syntax_error(file: FileId, source: &str, error: &Error<Rule>) -> Diagnost
         }
     }
     // Seventeen node keywords say less than "a tree node".
-    let node_word = rule_words(Rule::node).map(|(w, _)| w.to_string()).unwrap_or_default();
+    let node_word = rule_words(Rule::node)
+        .map(|(w, _)| w.to_string())
+        .unwrap_or_default();
     let is_node_keyword = |w: &String| NODE_KEYWORDS.iter().any(|k| w.trim_matches('`') == *k);
     if expected.iter().filter(|w| is_node_keyword(w)).count() >= 3 {
         expected.retain(|w| !is_node_keyword(w));

@@ -139,7 +139,11 @@ pub fn count(cx: &Ctxt, file: FileId, pair: &Pair<'_, Rule>, what: &str) -> Opti
                 Diagnostic::error(
                     codes::BAD_LITERAL,
                     value.span,
-                    format!("{what} must be between 0 and {}, found `{}`", u32::MAX, value.value),
+                    format!(
+                        "{what} must be between 0 and {}, found `{}`",
+                        u32::MAX,
+                        value.value
+                    ),
                 )
                 .label("out of range"),
             );

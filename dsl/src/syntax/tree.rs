@@ -30,11 +30,13 @@ pub fn strategy(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> TreeStrategyDe
         .into_inner()
         .next()
         .map_or_else(|| span(file, &pair), |k| span(file, &k));
-    let tree = children(pair).next().and_then(|inner| match inner.as_rule() {
-        Rule::ident => Some(TreeRef::Behavior(name(file, &inner))),
-        Rule::node => node(cx, file, inner).map(TreeRef::Inline),
-        _ => None,
-    });
+    let tree = children(pair)
+        .next()
+        .and_then(|inner| match inner.as_rule() {
+            Rule::ident => Some(TreeRef::Behavior(name(file, &inner))),
+            Rule::node => node(cx, file, inner).map(TreeRef::Inline),
+            _ => None,
+        });
     TreeStrategyDef {
         tree,
         span: keyword,
@@ -89,7 +91,9 @@ fn node(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> Option<NodeDef> {
 /// The kind named by a composite's or decorator's head (a keyword, or a rule with arguments).
 fn head_kind(cx: &Ctxt, file: FileId, head: &Pair<'_, Rule>) -> Option<NodeKind> {
     let number = |i: usize, what: &str| {
-        let n = children(head.clone()).filter(|p| p.as_rule() == Rule::number).nth(i)?;
+        let n = children(head.clone())
+            .filter(|p| p.as_rule() == Rule::number)
+            .nth(i)?;
         count(cx, file, &n, what)
     };
     let time = || {

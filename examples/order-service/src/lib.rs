@@ -50,7 +50,10 @@ pub mod patrol {
 
     /// Moves towards the target, `speed` steps per tick, 5% battery per tick.
     #[action]
-    pub fn move_to(sentry: &mut Sentry, params: Move) -> Result<stratagem::bt::Status, ActionError> {
+    pub fn move_to(
+        sentry: &mut Sentry,
+        params: Move,
+    ) -> Result<stratagem::bt::Status, ActionError> {
         let target = sentry.target.ok_or_else(|| ActionError::new("no target"))?;
         sentry.position = (sentry.position + params.speed).min(target);
         sentry.battery = sentry.battery.saturating_sub(5);

@@ -207,7 +207,10 @@ fn graph(file: &Path, item: Option<&str>, format: GraphFormat, messages: Message
                 return ERRORS;
             }
             None => {
-                eprintln!("error: `{}` declares no agent or behavior `{name}`", file.display());
+                eprintln!(
+                    "error: `{}` declares no agent or behavior `{name}`",
+                    file.display()
+                );
                 return USAGE_OR_IO;
             }
         },
