@@ -63,11 +63,20 @@ pub fn check_agent(cx: &Ctxt, agent: &AgentDef) {
             check_fsm(cx, fsm);
             fsm.events().iter().map(|e| e.value.as_str()).collect()
         }
+        Some(StrategyDef::Ai(ai)) => {
+            super::ai::check_ai(cx, ai);
+            Vec::new()
+        }
     };
     let targets = Targets {
+        // An AI strategy's tools are actions of the agent too.
         actions: agent
             .actions
             .iter()
+            .chain(match agent.strategy.get() {
+                Some(StrategyDef::Ai(ai)) => ai.tool_refs(),
+                _ => &[],
+            })
             .map(|a| a.name.value.as_str())
             .collect(),
         events,

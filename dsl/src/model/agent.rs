@@ -86,6 +86,8 @@ pub enum StrategyDef {
     Custom(Spanned<syn::Path>),
     /// Declared business transitions: `strategy = Fsm, transitions { ... }`.
     Fsm(FsmDef),
+    /// An AI strategy: `strategy = React, model = "fast", tools = [..]` / `strategy react { .. }`.
+    Ai(super::ai::AiDef),
 }
 
 impl StrategyDef {
@@ -95,6 +97,7 @@ impl StrategyDef {
             StrategyDef::Direct => "Direct",
             StrategyDef::Custom(_) => "custom",
             StrategyDef::Fsm(_) => "Fsm",
+            StrategyDef::Ai(ai) => ai.kind.keyword(),
         }
     }
 }

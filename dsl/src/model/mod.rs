@@ -5,6 +5,7 @@
 
 mod action;
 mod agent;
+mod ai;
 mod fsm;
 mod literal;
 mod route;
@@ -12,6 +13,7 @@ mod setting;
 mod span;
 
 pub use action::{ActionDef, ActionParam, ExecSettings, ParamKind};
+pub use ai::{AiDef, AiKind};
 pub use agent::{ActionRef, AgentDef, Field, StateDef, StrategyDef};
 pub use fsm::{
     FsmDef, HookDef, HookKind, RowDef, TerminalDef, TerminalKind, Trigger, event_variant,
