@@ -50,10 +50,16 @@ pub fn check_ai(cx: &Ctxt, ai: &AiDef) {
             Diagnostic::error(
                 codes::MAX_ITERATIONS,
                 n.span,
-                format!("`max_iterations` is {}; a request needs at least one LLM call", n.value),
+                format!(
+                    "`max_iterations` is {}; a request needs at least one LLM call",
+                    n.value
+                ),
             )
             .label("out of range")
-            .help(format!("use a count from 1 to {} (the default is 10)", u32::MAX)),
+            .help(format!(
+                "use a count from 1 to {} (the default is 10)",
+                u32::MAX
+            )),
         );
     }
 
@@ -78,17 +84,25 @@ pub fn check_ai(cx: &Ctxt, ai: &AiDef) {
             Diagnostic::error(
                 codes::MAX_TOKENS,
                 n.span,
-                format!("`max_tokens` is {}; an answer needs at least one token", n.value),
+                format!(
+                    "`max_tokens` is {}; an answer needs at least one token",
+                    n.value
+                ),
             )
             .label("out of range")
-            .help(format!("use a count from 1 to {}, or leave `max_tokens` out", u32::MAX)),
+            .help(format!(
+                "use a count from 1 to {}, or leave `max_tokens` out",
+                u32::MAX
+            )),
         );
     }
 
     if !ai.kind.uses_tools() {
         let unused = [
             ai.tools.spanned().map(|s| ("tools", s.span)),
-            ai.max_iterations.spanned().map(|s| ("max_iterations", s.span)),
+            ai.max_iterations
+                .spanned()
+                .map(|s| ("max_iterations", s.span)),
         ];
         for (option, span) in unused.into_iter().flatten() {
             let strategy = match ai.kind {

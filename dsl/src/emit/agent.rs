@@ -45,7 +45,7 @@ pub fn agent(def: &AgentDef) -> TokenStream {
         }
     });
     let ai = match def.strategy.get() {
-        Some(StrategyDef::Ai(ai)) => Some(ai),
+        Some(StrategyDef::Ai(ai)) => Some(&**ai),
         _ => None,
     };
     let action_refs = super::ai::action_refs(def, ai);

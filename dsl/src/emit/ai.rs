@@ -37,7 +37,8 @@ pub fn ai(def: &AgentDef, ai: &AiDef, krate: &TokenStream) -> TokenStream {
     };
     let tools = ai.tool_refs().iter().map(|t| t.name.value.as_str());
     // The checker accepted the values, so they fit `u32`.
-    let max_iterations = u32::try_from(ai.max_iterations.get().copied().unwrap_or(10)).unwrap_or(10);
+    let max_iterations =
+        u32::try_from(ai.max_iterations.get().copied().unwrap_or(10)).unwrap_or(10);
     let temperature = match ai.temperature.get() {
         Some(t) => {
             let t = Literal::f32_suffixed(*t as f32);

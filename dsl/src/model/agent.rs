@@ -87,7 +87,7 @@ pub enum StrategyDef {
     /// Declared business transitions: `strategy = Fsm, transitions { ... }`.
     Fsm(FsmDef),
     /// An AI strategy: `strategy = React, model = "fast", tools = [..]` / `strategy react { .. }`.
-    Ai(super::ai::AiDef),
+    Ai(Box<super::ai::AiDef>),
 }
 
 impl StrategyDef {

@@ -13,8 +13,8 @@ mod setting;
 mod span;
 
 pub use action::{ActionDef, ActionParam, ExecSettings, ParamKind};
-pub use ai::{AiDef, AiKind};
 pub use agent::{ActionRef, AgentDef, Field, StateDef, StrategyDef};
+pub use ai::{AiDef, AiKind};
 pub use fsm::{
     FsmDef, HookDef, HookKind, RowDef, TerminalDef, TerminalKind, Trigger, event_variant,
 };

@@ -120,7 +120,7 @@ pub fn attach(def: &mut AgentDef, options: AiOptions) -> syn::Result<()> {
         Some(StrategyDef::Ai(slot)) => {
             ai.kind = slot.kind;
             ai.span = slot.span;
-            *slot = ai;
+            **slot = ai;
             Ok(())
         }
         other => match first {
