@@ -142,7 +142,9 @@ fn strategy(input: ParseStream<'_>) -> syn::Result<StrategyDef> {
         "Fsm" => Ok(StrategyDef::Fsm(FsmDef::new(span))),
         "React" | "ChainOfThought" | "ChainOfDraft" => {
             let kind = crate::model::AiKind::from_keyword(&name.value).expect("matched above");
-            Ok(StrategyDef::Ai(Box::new(crate::model::AiDef::new(kind, span))))
+            Ok(StrategyDef::Ai(Box::new(crate::model::AiDef::new(
+                kind, span,
+            ))))
         }
         "custom" => {
             let content;
