@@ -268,10 +268,10 @@ fn guards_read_the_events_parameters() {
     let error = ticket
         .cmd(TicketEvent::Finish.with(json!({"progress": "most"})))
         .unwrap_err();
-    let AgentError::Action { action, error } = &error else {
+    let AgentError::GuardFailed { guard, error } = &error else {
         panic!("{error:?}")
     };
-    assert_eq!(action, "done_enough");
+    assert_eq!(guard, "done_enough");
     assert_eq!(error.kind(), ActionErrorKind::InvalidParams);
     assert_eq!(frozen(&ticket), before);
 

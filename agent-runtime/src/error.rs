@@ -307,6 +307,14 @@ pub enum AgentError {
         /// The guards tried, in order.
         guards: Vec<String>,
     },
+    /// An FSM guard could not run: its parameters did not deserialize from the event's data.
+    #[error("guard `{guard}` failed: {error}")]
+    GuardFailed {
+        /// The guard's name.
+        guard: String,
+        /// Why.
+        error: ActionError,
+    },
     /// An instruction named neither an event of this FSM nor an action of the agent.
     #[error(
         "unknown event `{name}`; this agent's events are: {}; its actions are: {}",

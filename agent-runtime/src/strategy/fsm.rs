@@ -420,8 +420,8 @@ fn fire<S: FsmSpec>(
     let from = fsm.state;
     match S::transition(state, from, event, &params) {
         Transition::Fire { to, action } => take(state, fsm, to, action, params),
-        Transition::BadParams { guard, error } => Err(AgentError::Action {
-            action: guard.to_string(),
+        Transition::BadParams { guard, error } => Err(AgentError::GuardFailed {
+            guard: guard.to_string(),
             error,
         }),
         Transition::Rejected { guards } => Err(AgentError::GuardRejected {
@@ -455,8 +455,8 @@ fn on_timer<S: FsmSpec>(agent: &mut Agent<S>, params: Value) -> Result<Vec<Direc
             event: S::after(from).map_or_else(|| "after".to_string(), after_name),
             guards: guards.iter().map(ToString::to_string).collect(),
         }),
-        Transition::BadParams { guard, error } => Err(AgentError::Action {
-            action: guard.to_string(),
+        Transition::BadParams { guard, error } => Err(AgentError::GuardFailed {
+            guard: guard.to_string(),
             error,
         }),
         // A timer for a state without an `after` row (a checkpoint of an older machine).

@@ -286,7 +286,10 @@ fn guarded(rows: &[&RowDef], state_ty: &syn::Ident, rt: &TokenStream) -> TokenSt
                 let span = guard.span.to_proc_macro();
                 let guard = &guard.value;
                 // Spanned at the guard, so a function that is not a guard is reported there.
-                let check = quote_spanned!(span=> #rt::Guard::<Self, _>::check(&#guard, #name, agent, params));
+                // Only the call is spanned: `agent` and `params` keep the generated code's
+                // hygiene (the guard may come from a `macro_rules!` expansion).
+                let (agent, params) = (quote!(agent), quote!(params));
+                let check = quote_spanned!(span=> #rt::Guard::<Self, _>::check(&#guard, #name, #agent, #params));
                 quote! {
                     match #check {
                         ::core::result::Result::Ok(true) => #fire,

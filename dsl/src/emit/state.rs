@@ -19,11 +19,9 @@ pub fn state_struct(def: &AgentDef) -> TokenStream {
     let doc = def
         .description
         .get()
-        .map(|d| quote!(#[doc = #d]))
-        .unwrap_or_else(|| {
-            let d = format!("The state of agent `{}`.", def.name.value);
-            quote!(#[doc = #d])
-        });
+        .map(|d| format!(" {d}"))
+        .unwrap_or_else(|| format!(" The state of agent `{}`.", def.name.value));
+    let doc = quote!(#[doc = #doc]);
     let names: Vec<syn::Ident> = fields
         .iter()
         .map(|f| ident(&f.name.value, f.name.span))
@@ -31,7 +29,7 @@ pub fn state_struct(def: &AgentDef) -> TokenStream {
     let types = fields.iter().map(|f| &f.ty.value);
     let docs = fields.iter().map(|f| {
         format!(
-            "`{}: {}`, declared in the `.agent` file.",
+            " `{}: {}`, declared in the `.agent` file.",
             f.name.value,
             crate::check::type_text(&f.ty.value)
         )

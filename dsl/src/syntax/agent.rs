@@ -71,15 +71,7 @@ fn strategy(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> Option<StrategyDef
     let inner = children(pair).next()?;
     match inner.as_rule() {
         Rule::strategy_direct => Some(StrategyDef::Direct),
-        Rule::strategy_fsm => {
-            cx.push(unsupported(
-                file,
-                &inner,
-                "`strategy fsm` is not supported in `.agent` files yet",
-                "FSM agents land with the FSM model; use `strategy direct` meanwhile",
-            ));
-            None
-        }
+        Rule::strategy_fsm => Some(StrategyDef::Fsm(super::fsm::fsm(cx, file, inner))),
         Rule::strategy_behavior => {
             cx.push(unsupported(
                 file,

@@ -9,6 +9,7 @@
 mod agent;
 mod errors;
 pub mod format;
+mod fsm;
 pub mod lexer;
 mod literal;
 mod routes;

@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 
 use agent_dsl::build::{check_source, compile_source, pretty};
 use agent_dsl::check::Diagnostic;
+use agent_dsl::graph;
 use agent_dsl::model::FileId;
+use agent_dsl::model::{FsmDef, StrategyDef};
 use agent_dsl::report::{self, Sources};
 use agent_dsl::syntax;
 
@@ -171,22 +173,56 @@ fn graph(file: &Path, item: Option<&str>, format: GraphFormat, messages: Message
             return ERRORS;
         }
     };
-    let _ = format;
-    let names: Vec<&str> = def.agents.iter().map(|a| a.name.value.as_str()).collect();
-    match item {
-        Some(name) if !names.contains(&name) => {
-            eprintln!(
-                "error: `{}` declares no agent or behavior `{name}`",
-                file.display()
-            );
-            USAGE_OR_IO
-        }
-        _ => {
-            eprintln!(
-                "error: nothing to draw in `{}`: only FSM agents and behaviour trees have a graph",
-                file.display()
-            );
-            ERRORS
-        }
+    // What can be drawn: FSM agents (and, once trees land, behaviours and tree agents).
+    let drawable: Vec<(&str, &FsmDef)> = def
+        .agents
+        .iter()
+        .filter_map(|a| match a.strategy.get() {
+            Some(StrategyDef::Fsm(fsm)) => Some((a.name.value.as_str(), fsm)),
+            _ => None,
+        })
+        .collect();
+    let chosen = match item {
+        Some(name) => match drawable.iter().find(|(n, _)| *n == name) {
+            Some(found) => *found,
+            None if def.agents.iter().any(|a| a.name.value == name) => {
+                eprintln!(
+                    "error: agent `{name}` has no graph: only FSM agents and behaviour trees have one"
+                );
+                return ERRORS;
+            }
+            None => {
+                eprintln!(
+                    "error: `{}` declares no agent or behavior `{name}`",
+                    file.display()
+                );
+                return USAGE_OR_IO;
+            }
+        },
+        None => match drawable.as_slice() {
+            [one] => *one,
+            [] => {
+                eprintln!(
+                    "error: nothing to draw in `{}`: only FSM agents and behaviour trees have a graph",
+                    file.display()
+                );
+                return ERRORS;
+            }
+            several => {
+                let names: Vec<String> = several.iter().map(|(n, _)| format!("`{n}`")).collect();
+                eprintln!(
+                    "error: `{}` has several graphs ({}); choose one with `--item NAME`",
+                    file.display(),
+                    names.join(", ")
+                );
+                return USAGE_OR_IO;
+            }
+        },
+    };
+    let (name, fsm) = chosen;
+    match format {
+        GraphFormat::Dot => print!("{}", graph::fsm::dot(name, fsm)),
+        GraphFormat::Mermaid => print!("{}", graph::fsm::mermaid(fsm)),
     }
+    OK
 }

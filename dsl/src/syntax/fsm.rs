@@ -1,0 +1,113 @@
+//! `strategy fsm { ... }` -> [`FsmDef`]: the same model `transitions { ... }` builds in a macro,
+//! so the FSM checks, generator and graphs run unchanged.
+
+use pest::iterators::Pair;
+
+use super::literal::{duration, name, path};
+use super::{Rule, children, span};
+use crate::check::Ctxt;
+use crate::model::{
+    FileId, FsmDef, HookDef, HookKind, RowDef, Span, Spanned, TerminalDef, TerminalKind, Trigger,
+};
+
+/// Lowers a `strategy_fsm` pair.
+pub fn fsm(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> FsmDef {
+    let keyword = pair
+        .clone()
+        .into_inner()
+        .next()
+        .map_or_else(|| span(file, &pair), |k| span(file, &k));
+    let mut fsm = FsmDef::new(keyword);
+    for part in children(pair) {
+        match part.as_rule() {
+            Rule::fsm_initial => {
+                if let Some(state) = children(part).next() {
+                    fsm.initial.push(name(file, &state));
+                }
+            }
+            Rule::fsm_terminal => {
+                let mut parts = children(part);
+                let Some(state) = parts.next() else { continue };
+                let kind = match parts.next().map(|o| o.as_str()) {
+                    Some("failure") => TerminalKind::Failure,
+                    _ => TerminalKind::Success,
+                };
+                fsm.terminals.push(TerminalDef {
+                    state: name(file, &state),
+                    kind,
+                });
+            }
+            Rule::fsm_hook => {
+                let mut parts = children(part);
+                let (Some(kind), Some(state), Some(action)) =
+                    (parts.next(), parts.next(), parts.next())
+                else {
+                    continue;
+                };
+                let hook = if kind.as_str() == "enter" {
+                    HookKind::Enter
+                } else {
+                    HookKind::Exit
+                };
+                if let Some((action, _)) = path(cx, file, &action) {
+                    fsm.hooks.push(HookDef {
+                        kind: Spanned::new(hook, span(file, &kind)),
+                        state: name(file, &state),
+                        action,
+                    });
+                }
+            }
+            Rule::fsm_row => {
+                if let Some(row) = row(cx, file, part) {
+                    fsm.rows.push(row);
+                }
+            }
+            _ => {}
+        }
+    }
+    fsm
+}
+
+fn row(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> Option<RowDef> {
+    let text = pair.as_str();
+    let base = pair.as_span().start();
+    let mut parts = children(pair);
+    let from = parts.next()?;
+    // Diagnostics about a whole row point at its `->`, as in the macro front-end.
+    let arrow_at = from.as_span().end() - base + text[from.as_span().end() - base..].find("->")?;
+    let arrow = Span::File {
+        file,
+        start: base + arrow_at,
+        end: base + arrow_at + 2,
+    };
+    let from = name(file, &from);
+    let to = name(file, &parts.next()?);
+    let mut trigger = None;
+    let mut guard = None;
+    let mut action = None;
+    for part in parts {
+        match part.as_rule() {
+            Rule::row_on => trigger = Some(Trigger::Event(name(file, &children(part).next()?))),
+            Rule::row_after => {
+                let at = children(part).next()?;
+                // A malformed duration is already reported; keep the row (with a stand-in delay
+                // that is never generated, since the file has an error) so the machine's other
+                // checks do not report it as missing.
+                let d = duration(cx, file, &at)
+                    .unwrap_or_else(|| Spanned::new(crate::model::DurationMs(1), span(file, &at)));
+                trigger = Some(Trigger::After(d));
+            }
+            Rule::row_guard => guard = Some(path(cx, file, &children(part).next()?)?.0),
+            Rule::row_action => action = Some(path(cx, file, &children(part).next()?)?.0),
+            _ => {}
+        }
+    }
+    Some(RowDef {
+        from,
+        to,
+        trigger: trigger?,
+        guard,
+        action,
+        span: arrow,
+    })
+}
