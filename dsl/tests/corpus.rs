@@ -57,12 +57,6 @@ fn every_malformed_file_is_rejected_with_its_rendering_pinned() {
         .iter()
         .map(|c| c.id)
         .filter(|id| !MACRO_ONLY.contains(id) && !seen.contains(id))
-        .filter(|id| !reserved_for_later(id))
         .collect();
     assert!(missing.is_empty(), "no corpus file produces {missing:?}");
-}
-
-/// Codes whose checks are not reachable from a file yet: those the AI model brings.
-fn reserved_for_later(id: &str) -> bool {
-    id.starts_with("E05")
 }

@@ -7,6 +7,7 @@
 //! number or duration, a bad escape) and keeps going, so one run shows every mistake.
 
 mod agent;
+mod ai;
 mod errors;
 pub mod format;
 mod fsm;
@@ -166,21 +167,4 @@ pub(crate) fn is_keyword(rule: Rule) -> bool {
 /// The children of a pair, keywords left out.
 pub(crate) fn children<'a>(pair: Pair<'a, Rule>) -> impl Iterator<Item = Pair<'a, Rule>> {
     pair.into_inner().filter(|p| !is_keyword(p.as_rule()))
-}
-
-/// A "not supported yet" diagnostic at the keyword that starts `pair`.
-pub(crate) fn unsupported(
-    file: FileId,
-    pair: &Pair<'_, Rule>,
-    message: &str,
-    help: &str,
-) -> Diagnostic {
-    let head = pair
-        .clone()
-        .into_inner()
-        .next()
-        .map_or_else(|| span(file, pair), |p| span(file, &p));
-    Diagnostic::error(crate::check::codes::UNSUPPORTED, head, message)
-        .label("not supported yet")
-        .help(help)
 }

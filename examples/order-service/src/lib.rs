@@ -8,9 +8,45 @@
 pub mod agents {
     // The `.agent` file names actions and guards by path; they resolve here.
     pub use super::actions::*;
+    pub use super::helpdesk::*;
     pub use super::patrol::*;
     stratagem::include_agents!("order");
     stratagem::include_agents!("patrol");
+    stratagem::include_agents!("helpdesk");
+}
+
+/// The helpdesk's tools (`agents/helpdesk.agent`).
+pub mod helpdesk {
+    use super::agents::Helpdesk;
+    use stratagem::prelude::*;
+
+    /// Which order.
+    #[derive(Debug, Deserialize, JsonSchema)]
+    pub struct Lookup {
+        /// The order's number.
+        pub id: u32,
+    }
+
+    /// Looks an order up (here: every odd order is late).
+    #[action]
+    pub fn lookup_order(_desk: &Helpdesk, lookup: Lookup) -> Outcome {
+        let status = if lookup.id % 2 == 1 { "late" } else { "on time" };
+        Outcome::new().reply(json!({"id": lookup.id, "status": status}))
+    }
+
+    /// A ticket to open.
+    #[derive(Debug, Deserialize, JsonSchema)]
+    pub struct Ticket {
+        /// What it is about.
+        pub subject: String,
+    }
+
+    /// Opens a ticket.
+    #[action]
+    pub fn open_ticket(desk: &mut Helpdesk, ticket: Ticket) -> Outcome {
+        desk.tickets.push(ticket.subject);
+        Outcome::new().reply(json!({"ticket": desk.tickets.len()}))
+    }
 }
 
 /// The sentry's actions and condition (`agents/patrol.agent`).
