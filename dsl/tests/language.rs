@@ -13,7 +13,11 @@ fn the_language_example_is_accepted() {
     assert!(warnings.is_empty(), "{warnings:?}");
     let agents: Vec<&str> = def.agents.iter().map(|a| a.name.value.as_str()).collect();
     assert_eq!(agents, ["Order", "Sentry", "Clerk", "Helpdesk"]);
-    let behaviors: Vec<&str> = def.behaviors.iter().map(|b| b.name.value.as_str()).collect();
+    let behaviors: Vec<&str> = def
+        .behaviors
+        .iter()
+        .map(|b| b.name.value.as_str())
+        .collect();
     assert_eq!(behaviors, ["Patrol", "Report"]);
 }
 

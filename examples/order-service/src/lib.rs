@@ -30,7 +30,11 @@ pub mod helpdesk {
     /// Looks an order up (here: every odd order is late).
     #[action]
     pub fn lookup_order(_desk: &Helpdesk, lookup: Lookup) -> Outcome {
-        let status = if lookup.id % 2 == 1 { "late" } else { "on time" };
+        let status = if lookup.id % 2 == 1 {
+            "late"
+        } else {
+            "on time"
+        };
         Outcome::new().reply(json!({"id": lookup.id, "status": status}))
     }
 

@@ -30,7 +30,11 @@ async fn the_helpdesk_answers_with_its_tools() {
         "#,
     )
     .unwrap();
-    let runner = AiRunner::new(ModelTable::standard(Arc::new(model.clone()), "small", "large"));
+    let runner = AiRunner::new(ModelTable::standard(
+        Arc::new(model.clone()),
+        "small",
+        "large",
+    ));
     let mut desk = Helpdesk::new();
     let answer = desk.ask(&runner, "Where is order 7?").await.unwrap();
     assert_eq!(answer.answer(), Some("Order 7 is late; I opened a ticket."));
