@@ -107,6 +107,19 @@ codes! {
     /// `strategy = BehaviorTree` without `tree = ...`.
     TREE_MISSING = "E0408", "behaviour-tree agent without a tree";
 
+    /// The same tool listed twice.
+    DUPLICATE_TOOL = "E0501", "duplicate tool";
+    /// `model ""`.
+    EMPTY_MODEL = "E0502", "empty model name";
+    /// `max_iterations 0` (or beyond `u32`).
+    MAX_ITERATIONS = "E0503", "max_iterations out of range";
+    /// A temperature outside 0.0..=2.0.
+    TEMPERATURE = "E0504", "temperature out of range";
+    /// `max_tokens 0` (or beyond `u32`).
+    MAX_TOKENS = "E0505", "max_tokens out of range";
+    /// `tools` or `max_iterations` on Chain of Thought / Draft, which make one call and no tool calls.
+    AI_OPTION_UNUSED = "E0506", "option has no effect on this AI strategy";
+
     /// A qualifier an action function cannot have (`unsafe`, `extern`, `const`, generics).
     ACTION_QUALIFIER = "E0601", "unsupported action qualifier";
     /// A parameter list `#[action]` does not support.

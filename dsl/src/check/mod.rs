@@ -3,6 +3,7 @@
 
 mod action;
 mod agent;
+mod ai;
 pub mod codes;
 mod ctxt;
 mod diagnostic;

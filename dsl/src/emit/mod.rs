@@ -3,6 +3,7 @@
 
 mod action;
 mod agent;
+mod ai;
 mod fsm;
 mod state;
 pub mod tree;
