@@ -39,7 +39,7 @@
 
 #![forbid(unsafe_code)]
 
-pub use agent_macros::{action, agent};
+pub use agent_macros::{action, agent, bt};
 pub use agent_runtime::*;
 
 /// Includes the Rust that `agent_dsl::Builder` generated from `agents/<name>.agent` into
@@ -60,11 +60,13 @@ macro_rules! include_agents {
 
 /// Everything an agent definition usually needs.
 pub mod prelude {
-    pub use agent_macros::{action, agent};
+    pub use agent_macros::{action, agent, bt};
+    pub use agent_runtime::ai::{AiRunner, ModelTable, ScriptedModel};
+    pub use agent_runtime::bt;
     pub use agent_runtime::server::{AgentServer, ErrorPolicy, Options};
     pub use agent_runtime::{
-        Action, ActionError, Agent, AgentSpec, Direct, Directive, Fsm, Instruction, NoParams,
-        Outcome, Runner, Signal, Snapshot, Status,
+        Action, ActionError, Agent, AgentSpec, BehaviorTree, Direct, Directive, Fsm, Instruction,
+        NoParams, Outcome, Runner, Signal, Snapshot, Status,
     };
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};

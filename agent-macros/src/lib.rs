@@ -13,13 +13,35 @@ use proc_macro::TokenStream;
 /// struct Counter { value: i64 }
 /// ```
 ///
-/// Options: `strategy = Direct | Fsm | custom(Path)`, `transitions { ... }` (the FSM's
-/// `initial`, `terminal`, `enter`/`exit` and rows), `description = "..."`, `actions [paths]`,
+/// Options: `strategy = Direct | Fsm | BehaviorTree | custom(Path)`, `transitions { ... }` (the
+/// FSM's `initial`, `terminal`, `enter`/`exit` and rows), `tree = Behavior` or `tree = { node }`
+/// (the behaviour tree), `description = "..."`, `actions [paths]`,
 /// `routes { "pattern" => target [priority N] ... }`, `tick = 100ms`, `crate = path`. See the
 /// `stratagem` crate documentation for the full language.
 #[proc_macro_attribute]
 pub fn agent(attr: TokenStream, item: TokenStream) -> TokenStream {
     agent_dsl::expand::agent(attr.into(), item.into()).into()
+}
+
+/// A behaviour tree, in the tree syntax of `.agent` files.
+///
+/// ```ignore
+/// // An expression: a tree value to tick with `bt::TreeRun`.
+/// let patrol = bt! { reactive_sequence { condition battery_ok  action pick_target } };
+///
+/// // Items: one type per behaviour, for `#[agent(strategy = BehaviorTree, tree = Patrol)]`.
+/// bt! {
+///     for Sentry
+///     pub behavior Patrol { sequence { condition battery_ok  subtree Report } }
+///     behavior Report { action report }
+/// }
+/// ```
+///
+/// A root tree may be followed by `behavior Name { ... }` items its `subtree` leaves name;
+/// `crate = path;` first sets where the runtime is found.
+#[proc_macro]
+pub fn bt(input: TokenStream) -> TokenStream {
+    agent_dsl::expand::bt(input.into()).into()
 }
 
 /// Turns a function into an action.

@@ -169,7 +169,7 @@ impl Outcome {
 #[diagnostic::on_unimplemented(
     message = "an action cannot return `{Self}`",
     label = "returned here",
-    note = "an action returns `()`, `Outcome`, `Result<(), E>` or `Result<Outcome, E>` where `E: std::error::Error`, or a tree `bt::Status`; put results in the state or in `Outcome` directives"
+    note = "an action returns `()`, `Outcome`, `Result<(), E>` or `Result<Outcome, E>` where `E: std::error::Error`, or in a behaviour tree `bt::Status` or `Result<bt::Status, E>`; put results in the state or in `Outcome` directives"
 )]
 pub trait IntoOutcome {
     /// Performs the conversion.
@@ -253,8 +253,8 @@ impl<S> Clone for ActionFn<S> {
 
 impl<S> Copy for ActionFn<S> {}
 
-/// A sync action run with borrowed JSON parameters.
-type BorrowedRun<S> = fn(&mut S, &Value) -> Result<Outcome, ActionError>;
+/// A sync action run with a tree's constant arguments.
+type ArgsRun<S> = fn(&mut S, crate::bt::Args) -> Result<Outcome, ActionError>;
 
 /// One row of an agent's action table: name, description, schema and how to run it.
 pub struct ActionEntry<S> {
@@ -267,7 +267,7 @@ pub struct ActionEntry<S> {
     /// How to run it.
     pub run: ActionFn<S>,
     schema: fn() -> Value,
-    run_borrowed: Option<BorrowedRun<S>>,
+    run_args: Option<ArgsRun<S>>,
 }
 
 impl<S> Clone for ActionEntry<S> {
@@ -294,16 +294,16 @@ impl<S> ActionEntry<S> {
         matches!(self.run, ActionFn::Async(_))
     }
 
-    /// Runs a synchronous action with borrowed parameters, decoded straight from `params`
-    /// without copying the JSON (a behaviour tree runs the same leaf every tick). `None` for an
-    /// async action. Like [`ActionFn::Sync`], it mutates `state` directly: wrap it in a draft
+    /// Runs a synchronous action with a tree's constant arguments, decoded straight into its
+    /// parameter type (a behaviour tree runs the same leaf every tick, without JSON). `None` for
+    /// an async action. Like [`ActionFn::Sync`], it mutates `state` directly: wrap it in a draft
     /// (see [`run_sync`]) to keep the state unchanged on failure.
-    pub fn run_sync_borrowed(
+    pub fn run_sync_args(
         &self,
         state: &mut S,
-        params: &Value,
+        args: crate::bt::Args,
     ) -> Option<Result<Outcome, ActionError>> {
-        self.run_borrowed.map(|run| run(state, params))
+        self.run_args.map(|run| run(state, args))
     }
 
     /// The action's description for tools.
@@ -325,7 +325,7 @@ impl<S: 'static> ActionEntry<S> {
             exec: A::EXEC,
             run: ActionFn::Sync(run_sync_json::<S, A>),
             schema: closed_schema::<A::Params>,
-            run_borrowed: Some(run_sync_borrowed::<S, A>),
+            run_args: Some(run_sync_args::<S, A>),
         }
     }
 
@@ -337,7 +337,7 @@ impl<S: 'static> ActionEntry<S> {
             exec: A::EXEC,
             run: ActionFn::Async(run_async_json::<S, A>),
             schema: closed_schema::<A::Params>,
-            run_borrowed: None,
+            run_args: None,
         }
     }
 }
@@ -349,11 +349,11 @@ fn run_sync_json<S, A: SyncAction<S>>(
     A::run(state, decode_params::<A::Params>(A::NAME, params)?)
 }
 
-fn run_sync_borrowed<S, A: SyncAction<S>>(
+fn run_sync_args<S, A: SyncAction<S>>(
     state: &mut S,
-    params: &Value,
+    args: crate::bt::Args,
 ) -> Result<Outcome, ActionError> {
-    A::run(state, decode_params_borrowed::<A::Params>(A::NAME, params)?)
+    A::run(state, args.decode::<A::Params>(A::NAME)?)
 }
 
 fn run_async_json<S, A: AsyncAction<S>>(
@@ -373,20 +373,6 @@ pub fn decode_params<P: DeserializeOwned>(action: &str, params: Value) -> Result
     match serde_json::from_value::<P>(params) {
         Ok(p) => Ok(p),
         Err(first) if was_null => serde_json::from_value::<P>(Value::Object(Default::default()))
-            .map_err(|_| ActionError::invalid_params(action, first)),
-        Err(e) => Err(ActionError::invalid_params(action, e)),
-    }
-}
-
-/// [`decode_params`] from borrowed JSON: nothing is copied, so parameters without owned data
-/// (numbers, booleans, enums) decode without allocating.
-pub fn decode_params_borrowed<P: DeserializeOwned>(
-    action: &str,
-    params: &Value,
-) -> Result<P, ActionError> {
-    match P::deserialize(params) {
-        Ok(p) => Ok(p),
-        Err(first) if params.is_null() => P::deserialize(&Value::Object(Default::default()))
             .map_err(|_| ActionError::invalid_params(action, first)),
         Err(e) => Err(ActionError::invalid_params(action, e)),
     }

@@ -57,6 +57,27 @@ pub fn action(attr: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
+/// `bt! { ... }`: a tree expression, or one `Behavior` type per behaviour (`for Type`).
+pub fn bt(input: TokenStream) -> TokenStream {
+    let def = match tokens::bt(input) {
+        Ok(def) => def,
+        Err(e) => return e.to_compile_error(),
+    };
+    match check::bt(&def) {
+        Ok(_warnings) => emit::tree::bt(&def),
+        Err(diagnostics) => {
+            let fallback = emit::tree::bt_fallback(&def);
+            let errors = check::to_syn_error(&diagnostics).map(|e| e.to_compile_error());
+            if def.blackboard.is_some() {
+                quote!(#fallback #errors)
+            } else {
+                // An expression: the errors go first, in a block whose value is the fallback.
+                quote!({ #errors #fallback })
+            }
+        }
+    }
+}
+
 fn with_error(item: TokenStream, error: syn::Error) -> TokenStream {
     let error = error.to_compile_error();
     quote!(#item #error)

@@ -159,17 +159,21 @@ pub struct Parallel<C> {
 
 impl<C> Parallel<C> {
     /// A parallel node. The compiler rejects thresholds of 0 or above the child count; built by
-    /// hand, they are clamped into `1..=children`.
-    pub fn new<S>(success: usize, failure: usize, children: C) -> Self
+    /// hand, they act as if clamped into `1..=children`.
+    pub const fn new(success: usize, failure: usize, children: C) -> Self {
+        Parallel {
+            success,
+            failure,
+            children,
+        }
+    }
+
+    fn thresholds<S>(&self) -> (usize, usize)
     where
         C: Children<S>,
     {
         let clamp = |n: usize| n.clamp(1, C::LEN.max(1));
-        Parallel {
-            success: clamp(success),
-            failure: clamp(failure),
-            children,
-        }
+        (clamp(self.success), clamp(self.failure))
     }
 }
 
@@ -203,6 +207,7 @@ impl<S, C: Children<S>> Node<S> for Parallel<C> {
     type State = ParallelState<C::State>;
 
     fn tick(&self, state: &mut Self::State, ctx: &mut Ctx<'_, S>) -> Status {
+        let (success, failure) = self.thresholds::<S>();
         for i in 0..C::LEN {
             if self.children.done(i, &state.children).is_some() {
                 continue;
@@ -218,11 +223,11 @@ impl<S, C: Children<S>> Node<S> for Parallel<C> {
                     }
                 }
             }
-            if state.successes >= self.success {
+            if state.successes >= success {
                 self.finish(state, ctx);
                 return Status::Success;
             }
-            if state.failures >= self.failure || C::LEN - state.failures < self.success {
+            if state.failures >= failure || C::LEN - state.failures < success {
                 self.finish(state, ctx);
                 return Status::Failure;
             }
@@ -242,12 +247,10 @@ impl<S, C: Children<S>> Node<S> for Parallel<C> {
     }
 
     fn visit(&self, state: &Self::State, depth: usize, f: &mut dyn FnMut(Visit<'_>)) {
+        let (success, failure) = self.thresholds::<S>();
         f(Visit {
             depth,
-            kind: NodeKind::Parallel {
-                success: self.success,
-                failure: self.failure,
-            },
+            kind: NodeKind::Parallel { success, failure },
             running: state.running,
         });
         self.children.visit(&state.children, depth + 1, f);

@@ -6,9 +6,8 @@ use std::time::Duration;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
-use super::{Ctx, Node, NodeKind, Status, Visit};
+use super::{Args, Ctx, Node, NodeKind, Status, Visit};
 use crate::action::{ActionEntry, ActionFn, Outcome, apply_outcome};
 use crate::directive::Directive;
 use crate::error::{ActionError, ActionErrorKind, AgentError, ErrorContext};
@@ -28,6 +27,12 @@ impl<F> Condition<F> {
     pub const fn new(name: &'static str, check: F) -> Self {
         Condition { name, check }
     }
+}
+
+/// A condition over blackboard `S`; what generated trees call, so a function that is not
+/// `fn(&S) -> bool` is reported where the tree names it.
+pub const fn condition<S, F: Fn(&S) -> bool>(name: &'static str, check: F) -> Condition<F> {
+    Condition { name, check }
 }
 
 impl<F> fmt::Debug for Condition<F> {
@@ -141,15 +146,15 @@ pub struct ActionState {
 /// Halting the leaf forgets the instruction: its late completion is discarded.
 pub struct ActionNode<S> {
     entry: ActionEntry<S>,
-    params: Value,
+    args: Args,
 }
 
 impl<S> ActionNode<S> {
-    /// A leaf running `entry` (`<name as Action<S>>::ENTRY`) with these parameters (`null` for
-    /// none). The parameters are decoded on each run, borrowing the JSON: parameters without
-    /// owned data cost no allocation.
-    pub fn new(entry: ActionEntry<S>, params: Value) -> Self {
-        ActionNode { entry, params }
+    /// A leaf running `entry` (`<name as Action<S>>::ENTRY`) with these arguments
+    /// ([`Args::NONE`] for none). They are decoded into the action's parameters on each run,
+    /// from constant data: parameters without owned data cost no allocation.
+    pub const fn new(entry: ActionEntry<S>, args: Args) -> Self {
+        ActionNode { entry, args }
     }
 
     /// The action's name.
@@ -158,12 +163,11 @@ impl<S> ActionNode<S> {
     }
 }
 
+impl<S> Copy for ActionNode<S> {}
+
 impl<S> Clone for ActionNode<S> {
     fn clone(&self) -> Self {
-        ActionNode {
-            entry: self.entry,
-            params: self.params.clone(),
-        }
+        *self
     }
 }
 
@@ -171,7 +175,7 @@ impl<S> fmt::Debug for ActionNode<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ActionNode")
             .field("action", &self.entry.name)
-            .field("params", &self.params)
+            .field("args", &self.args)
             .finish()
     }
 }
@@ -241,7 +245,7 @@ where
         match self.entry.run {
             ActionFn::Sync(_) => {
                 let result = run_draft(self.entry.name, ctx.state_mut(), |draft| {
-                    self.entry.run_sync_borrowed(draft, &self.params)
+                    self.entry.run_sync_args(draft, self.args)
                 });
                 self.conclude(result, state, ctx)
             }
@@ -272,7 +276,7 @@ where
                 let instruction = Instruction {
                     id: id.clone(),
                     action: self.entry.name.to_string(),
-                    params: self.params.clone(),
+                    params: self.args.to_json(),
                     deadline: None,
                     exec: None,
                     outcome: None,

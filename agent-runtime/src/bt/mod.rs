@@ -29,6 +29,7 @@
 //! assert_eq!(run.tick(&tree, &mut ready, Duration::from_millis(50)).status, Status::Success);
 //! ```
 
+mod args;
 mod children;
 mod clock;
 mod composite;
@@ -45,6 +46,7 @@ use std::time::Duration;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+pub use args::{Arg, Args};
 pub use children::{Children, Slot};
 pub use clock::{Clock, HostClock, ManualClock};
 pub use composite::{
@@ -55,11 +57,11 @@ pub use decorator::{
     CountState, Delay, ForceFailure, ForceSuccess, Invert, Repeat, Retry, RunOnce, RunOnceState,
     Subtree, Timeout, TimerState,
 };
-pub use leaf::{ActionNode, ActionState, Condition, Wait, WaitState};
+pub use leaf::{ActionNode, ActionState, Condition, Wait, WaitState, condition};
 pub use run::{TickReport, TreeRun};
 
 use crate::action::{IntoOutcome, Outcome};
-use crate::error::ActionError;
+use crate::error::{ActionError, IntoActionError};
 
 /// What a node reports after a tick.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -99,6 +101,14 @@ impl IntoOutcome for Status {
             Status::Running => Ok(Outcome::new().in_progress()),
             Status::Failure => Err(ActionError::new("the action returned `failure`")),
         }
+    }
+}
+
+/// A fallible action may return a tree status too: an `Err` is a failure like `Status::Failure`.
+impl<E: IntoActionError> IntoOutcome for Result<Status, E> {
+    fn into_outcome(self) -> Result<Outcome, ActionError> {
+        self.map_err(IntoActionError::into_action_error)
+            .and_then(IntoOutcome::into_outcome)
     }
 }
 
@@ -143,6 +153,26 @@ pub trait Node<S> {
 
     /// Calls `f` for this node and then its descendants, depth first (for progress displays).
     fn visit(&self, state: &Self::State, depth: usize, f: &mut dyn FnMut(Visit<'_>));
+}
+
+/// Something done with a tree whose concrete type the caller cannot name (generated trees hold
+/// function items): [`Behavior::with_tree`] hands the tree to [`TreeVisitor::visit`].
+pub trait TreeVisitor<S, T> {
+    /// What the visit returns.
+    type Output;
+    /// Does the work with the tree.
+    fn visit<N: Node<S, State = T>>(self, tree: &N) -> Self::Output;
+}
+
+/// A named behaviour over blackboard `S`: `bt! { for S  behavior Patrol { ... } }` generates a
+/// unit struct implementing it, and `#[agent(strategy = BehaviorTree, tree = Patrol)]` runs it.
+pub trait Behavior<S> {
+    /// The progress of the behaviour's tree.
+    type Nodes: NodeState;
+    /// The behaviour's name.
+    const NAME: &'static str;
+    /// Hands the tree to `visitor`. The tree is constant data: building it costs nothing.
+    fn with_tree<V: TreeVisitor<S, Self::Nodes>>(visitor: V) -> V::Output;
 }
 
 /// Halts `node` if it is running: the one way the engine halts a child, so a node that is not

@@ -614,7 +614,7 @@ mod actions {
 
     #[test]
     fn a_sync_action_runs_with_its_parameters_and_commits() {
-        let tree = Repeat::new(2, ActionNode::new(Add::ENTRY, json!({"by": 5})));
+        let tree = Repeat::new(2, ActionNode::new(Add::ENTRY, Args(&[("by", Arg::Int(5))])));
         let mut run = TreeRun::default();
         let mut counter = Counter::default();
         let report = tick(&tree, &mut run, &mut counter);
@@ -625,7 +625,7 @@ mod actions {
 
     #[test]
     fn a_failing_action_is_a_quiet_failure_that_changes_nothing() {
-        let tree = ActionNode::new(Add::ENTRY, json!({"by": -1}));
+        let tree = ActionNode::new(Add::ENTRY, Args(&[("by", Arg::Int(-1))]));
         let mut run = TreeRun::default();
         let mut counter = Counter::default();
         let report = tick(&tree, &mut run, &mut counter);
@@ -639,11 +639,11 @@ mod actions {
         let mut counter = Counter::default();
         for (tree, kind) in [
             (
-                ActionNode::new(Add::ENTRY, json!({"by": "x"})),
+                ActionNode::new(Add::ENTRY, Args(&[("by", Arg::Str("x"))])),
                 ActionErrorKind::InvalidParams,
             ),
             (
-                ActionNode::new(Explode::ENTRY, json!(null)),
+                ActionNode::new(Explode::ENTRY, Args::NONE),
                 ActionErrorKind::Panicked,
             ),
         ] {
@@ -674,7 +674,7 @@ mod actions {
 
     #[test]
     fn an_async_action_runs_until_its_completion_comes_back() {
-        let tree = ActionNode::new(FetchAction::ENTRY, json!({"key": "bt"}));
+        let tree = ActionNode::new(FetchAction::ENTRY, Args(&[("key", Arg::Str("bt"))]));
         let mut run = TreeRun::default();
         let mut counter = Counter::default();
         let report = tick(&tree, &mut run, &mut counter);
@@ -699,7 +699,7 @@ mod actions {
 
     #[test]
     fn a_completion_for_a_halted_async_leaf_is_discarded() {
-        let tree = ActionNode::new(FetchAction::ENTRY, json!({"key": "bt"}));
+        let tree = ActionNode::new(FetchAction::ENTRY, Args(&[("key", Arg::Str("bt"))]));
         let mut run = TreeRun::default();
         let mut counter = Counter::default();
         let report = tick(&tree, &mut run, &mut counter);

@@ -8,7 +8,7 @@ use serde_json::json;
 
 use super::{Dispatch, Strategy, complete_action, dispatch_action};
 use crate::agent::{Agent, AgentSpec};
-use crate::bt::{Clock, HostClock, Node, NodeState, Status as TreeStatus, TreeRun};
+use crate::bt::{Clock, HostClock, Node, NodeState, Status as TreeStatus, TreeRun, TreeVisitor};
 use crate::directive::Directive;
 use crate::error::{AgentError, ErrorContext};
 use crate::instruction::Instruction;
@@ -17,12 +17,12 @@ use crate::snapshot::{Snapshot, Status};
 /// An agent run by a behaviour tree: implemented by `#[agent(strategy = BehaviorTree, tree = ..)]`
 /// (or by hand) next to [`AgentSpec`].
 pub trait TreeAgent: AgentSpec {
-    /// The tree's type (concrete node types, see [`crate::bt`]).
-    type Tree: Node<Self> + Send + Sync + 'static;
+    /// The progress of the agent's tree (kept in the agent, checkpointed with it).
+    type Nodes: NodeState;
 
-    /// The tree. Built once and shared by every agent of the type; its progress lives in each
-    /// agent.
-    fn tree() -> &'static Self::Tree;
+    /// Hands the tree to `visitor`. Generated agents build it from constants, so this costs
+    /// nothing; the tree's concrete type never needs a name.
+    fn with_tree<V: TreeVisitor<Self, Self::Nodes>>(visitor: V) -> V::Output;
 
     /// The time of a tick. The default is the host's clock ([`HostClock`]), which follows
     /// tokio's paused clock in tests; override it to drive time by hand.
@@ -56,14 +56,46 @@ pub struct BehaviorTreeState<T> {
     pub in_flight: Vec<String>,
 }
 
-type TreeState<S> = <<S as TreeAgent>::Tree as Node<S>>::State;
+struct Tick<'a, S, T> {
+    run: &'a mut TreeRun<T>,
+    state: &'a mut S,
+    now: Duration,
+    out: &'a mut Vec<Directive>,
+}
+
+impl<S, T: NodeState> TreeVisitor<S, T> for Tick<'_, S, T> {
+    type Output = TreeStatus;
+    fn visit<N: Node<S, State = T>>(self, tree: &N) -> TreeStatus {
+        self.run.tick_into(tree, self.state, self.now, self.out)
+    }
+}
+
+struct RunningPath<'a, T>(&'a TreeRun<T>);
+
+impl<S, T: NodeState> TreeVisitor<S, T> for RunningPath<'_, T> {
+    type Output = String;
+    fn visit<N: Node<S, State = T>>(self, tree: &N) -> String {
+        self.0.running_path(tree)
+    }
+}
+
+/// The tree of a [`TreeAgent`] with its run's progress marked, as [`TreeRun::render`] draws it.
+pub fn render_tree<S: TreeAgent>(run: &TreeRun<S::Nodes>) -> String {
+    struct Render<'a, T>(&'a TreeRun<T>);
+    impl<S, T: NodeState> TreeVisitor<S, T> for Render<'_, T> {
+        type Output = String;
+        fn visit<N: Node<S, State = T>>(self, tree: &N) -> String {
+            self.0.render(tree)
+        }
+    }
+    S::with_tree(Render(run))
+}
 
 impl<S> Strategy<S> for BehaviorTree
 where
     S: AgentSpec<Strategy = BehaviorTree> + TreeAgent,
-    TreeState<S>: NodeState,
 {
-    type State = BehaviorTreeState<TreeState<S>>;
+    type State = BehaviorTreeState<S::Nodes>;
 
     fn cmd(agent: &mut Agent<S>, instructions: Vec<Instruction>) -> Vec<Directive> {
         let mut out = Vec::new();
@@ -113,7 +145,12 @@ where
         if bt.run.status.is_some_and(TreeStatus::is_done) {
             return out;
         }
-        bt.run.tick_into(S::tree(), state, S::now(), &mut out);
+        S::with_tree(Tick {
+            run: &mut bt.run,
+            state,
+            now: S::now(),
+            out: &mut out,
+        });
         out
     }
 
@@ -121,7 +158,7 @@ where
         let run = &agent.strategy_state().run;
         let details = json!({
             "ticks": run.ticks,
-            "running": run.running_path(S::tree()),
+            "running": S::with_tree(RunningPath(run)),
         });
         let (status, result) = match run.status {
             None | Some(TreeStatus::Running) => (Status::Running, None),
@@ -147,7 +184,7 @@ mod tests {
 
     use super::*;
     use crate::action::{Action, ActionEntry, NoParams, Outcome, SyncAction};
-    use crate::bt::{ActionNode, Condition, ReactiveSequence, Sequence, Timeout, Wait};
+    use crate::bt::{ActionNode, Args, Condition, ReactiveSequence, Sequence, Timeout, Wait};
     use crate::error::ActionError;
     use crate::nodes;
 
@@ -205,11 +242,11 @@ mod tests {
     }
 
     impl TreeAgent for Rover {
-        type Tree = RoverTree;
+        type Nodes = <RoverTree as Node<Rover>>::State;
 
-        fn tree() -> &'static RoverTree {
+        fn with_tree<V: TreeVisitor<Self, Self::Nodes>>(visitor: V) -> V::Output {
             static TREE: OnceLock<RoverTree> = OnceLock::new();
-            TREE.get_or_init(|| {
+            visitor.visit(TREE.get_or_init(|| {
                 Sequence::new(nodes![
                     Wait::new(Duration::from_millis(100)),
                     Timeout::new(
@@ -219,11 +256,11 @@ mod tests {
                                 "charged",
                                 (|r: &Rover| r.battery > 0) as fn(&Rover) -> bool
                             ),
-                            ActionNode::new(Drive::ENTRY, json!(null)),
+                            ActionNode::new(Drive::ENTRY, Args::NONE),
                         ])
                     ),
                 ])
-            })
+            }))
         }
 
         fn now() -> Duration {

@@ -5,7 +5,7 @@ mod direct;
 mod dispatch;
 pub mod fsm;
 
-pub use behavior_tree::{BehaviorTree, BehaviorTreeState, TreeAgent};
+pub use behavior_tree::{BehaviorTree, BehaviorTreeState, TreeAgent, render_tree};
 pub use direct::{Direct, DirectState};
 pub use dispatch::{Dispatch, complete_action, dispatch_action};
 pub use fsm::{Fsm, FsmSpec, FsmState};

@@ -1,6 +1,6 @@
 //! Agent-level checks: names, options, actions, state fields, then the strategy and routes.
 
-use crate::model::{AgentDef, StateDef, StrategyDef};
+use crate::model::{AgentDef, BehaviorDef, StateDef, StrategyDef};
 
 use super::codes;
 use super::ctxt::Ctxt;
@@ -10,8 +10,14 @@ use super::names::check_identifier;
 use super::routes::{Targets, check_routes};
 use super::settings::check_once;
 
-/// Runs every agent check, collecting all diagnostics in `cx`.
+/// Runs every agent check, collecting all diagnostics in `cx`. A behaviour-tree agent's tree may
+/// name no behaviours (the macros' case; see [`check_agent_with`]).
 pub fn check_agent(cx: &Ctxt, agent: &AgentDef) {
+    check_agent_with(cx, agent, &[]);
+}
+
+/// [`check_agent`] for an agent of a `.agent` file, whose tree may name the file's behaviours.
+pub fn check_agent_with(cx: &Ctxt, agent: &AgentDef, behaviors: &[BehaviorDef]) {
     check_identifier(cx, &agent.name, "agent name");
     check_once(cx, &agent.description, "description");
     check_once(cx, &agent.strategy, "strategy");
@@ -63,11 +69,24 @@ pub fn check_agent(cx: &Ctxt, agent: &AgentDef) {
             check_fsm(cx, fsm);
             fsm.events().iter().map(|e| e.value.as_str()).collect()
         }
+        Some(StrategyDef::Ai(ai)) => {
+            super::ai::check_ai(cx, ai);
+            Vec::new()
+        }
+        Some(StrategyDef::BehaviorTree(tree)) => {
+            super::tree::check_strategy(cx, tree, behaviors);
+            Vec::new()
+        }
     };
     let targets = Targets {
+        // An AI strategy's tools are actions of the agent too.
         actions: agent
             .actions
             .iter()
+            .chain(match agent.strategy.get() {
+                Some(StrategyDef::Ai(ai)) => ai.tool_refs(),
+                _ => &[],
+            })
             .map(|a| a.name.value.as_str())
             .collect(),
         events,

@@ -90,6 +90,36 @@ codes! {
     /// A state declared `terminal` twice, or two `enter` (or `exit`) actions for one state.
     FSM_DUPLICATE_DECLARATION = "E0311", "duplicate FSM state declaration";
 
+    /// `subtree X` naming no behavior.
+    TREE_UNKNOWN_SUBTREE = "E0401", "unknown subtree";
+    /// Behaviors that contain themselves through subtrees.
+    TREE_SUBTREE_CYCLE = "E0402", "cycle of subtrees";
+    /// A `parallel` threshold of 0 or above its child count.
+    TREE_PARALLEL_THRESHOLD = "E0403", "parallel threshold out of range";
+    /// `repeat(0)` or `retry(0)`.
+    TREE_ZERO_COUNT = "E0404", "zero `repeat` or `retry` count";
+    /// `timeout(0ms)`.
+    TREE_ZERO_TIMEOUT = "E0405", "zero timeout";
+    /// `strategy behavior X` naming no behavior.
+    TREE_UNKNOWN_BEHAVIOR = "E0406", "unknown behavior";
+    /// The same argument twice in `action name(k = v, k = w)`.
+    TREE_DUPLICATE_ARG = "E0407", "action argument given twice";
+    /// `strategy = BehaviorTree` without `tree = ...`.
+    TREE_MISSING = "E0408", "behaviour-tree agent without a tree";
+
+    /// The same tool listed twice.
+    DUPLICATE_TOOL = "E0501", "duplicate tool";
+    /// `model ""`.
+    EMPTY_MODEL = "E0502", "empty model name";
+    /// `max_iterations 0` (or beyond `u32`).
+    MAX_ITERATIONS = "E0503", "max_iterations out of range";
+    /// A temperature outside 0.0..=2.0.
+    TEMPERATURE = "E0504", "temperature out of range";
+    /// `max_tokens 0` (or beyond `u32`).
+    MAX_TOKENS = "E0505", "max_tokens out of range";
+    /// `tools` or `max_iterations` on Chain of Thought / Draft, which make one call and no tool calls.
+    AI_OPTION_UNUSED = "E0506", "option has no effect on this AI strategy";
+
     /// A qualifier an action function cannot have (`unsafe`, `extern`, `const`, generics).
     ACTION_QUALIFIER = "E0601", "unsupported action qualifier";
     /// A parameter list `#[action]` does not support.

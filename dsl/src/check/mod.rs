@@ -3,6 +3,7 @@
 
 mod action;
 mod agent;
+mod ai;
 pub mod codes;
 mod ctxt;
 mod diagnostic;
@@ -12,6 +13,7 @@ mod names;
 mod routes;
 mod settings;
 pub mod suggest;
+pub mod tree;
 
 pub use action::{ActionShape, StateAccess};
 pub use codes::Code;
@@ -21,12 +23,19 @@ pub use file::type_text;
 pub use names::{is_identifier, is_keyword};
 pub use routes::check_pattern;
 
-use crate::model::{ActionDef, AgentDef};
+use crate::model::{ActionDef, AgentDef, BtDef};
 
 /// Checks an agent: `Ok(warnings)` or `Err(all diagnostics)`.
 pub fn agent(def: &AgentDef) -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
     let cx = Ctxt::new();
     agent::check_agent(&cx, def);
+    cx.finish()
+}
+
+/// Checks a `bt! { ... }` invocation: `Ok(warnings)` or `Err(all diagnostics)`.
+pub fn bt(def: &BtDef) -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
+    let cx = Ctxt::new();
+    tree::check_bt(&cx, def);
     cx.finish()
 }
 

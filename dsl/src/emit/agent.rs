@@ -4,10 +4,15 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::{ident, runtime};
-use crate::model::{AgentDef, RouteTargetDef, StrategyDef};
+use crate::model::{AgentDef, BehaviorDef, RouteTargetDef, StrategyDef};
 
 /// The impls `#[agent]` adds next to the struct.
 pub fn agent(def: &AgentDef) -> TokenStream {
+    agent_with_behaviors(def, &[])
+}
+
+/// [`agent`] for an agent of a `.agent` file, whose tree may name the file's behaviours.
+pub fn agent_with_behaviors(def: &AgentDef, behaviors: &[BehaviorDef]) -> TokenStream {
     let krate = runtime(&def.runtime);
     let agent = ident(&def.name.value, def.name.span);
     let name = &def.name.value;
@@ -23,9 +28,15 @@ pub fn agent(def: &AgentDef) -> TokenStream {
             quote!(#path)
         }
         Some(StrategyDef::Fsm(_)) => quote!(#krate::Fsm),
+        Some(StrategyDef::BehaviorTree(_)) => quote!(#krate::BehaviorTree),
+        Some(StrategyDef::Ai(ai)) => super::ai::strategy_type(ai.kind, &krate),
     };
     let strategy_items = match def.strategy.get() {
         Some(StrategyDef::Fsm(machine)) => super::fsm::fsm(def, machine, &krate),
+        Some(StrategyDef::Ai(ai)) => super::ai::ai(def, ai, &krate),
+        Some(StrategyDef::BehaviorTree(tree)) => {
+            super::tree::agent_tree(def, tree, behaviors, &krate)
+        }
         _ => quote!(),
     };
     let events: Vec<String> = match def.strategy.get() {
@@ -42,9 +53,14 @@ pub fn agent(def: &AgentDef) -> TokenStream {
                 ::core::option::Option::Some(::core::time::Duration::from_millis(#ms));
         }
     });
-    let action_paths: Vec<&syn::Path> = def.actions.iter().map(|a| &a.path.value).collect();
-    let action_names: Vec<&str> = def.actions.iter().map(|a| a.name.value.as_str()).collect();
-    let action_count = def.actions.len();
+    let ai = match def.strategy.get() {
+        Some(StrategyDef::Ai(ai)) => Some(&**ai),
+        _ => None,
+    };
+    let action_refs = super::ai::action_refs(def, ai);
+    let action_paths: Vec<&syn::Path> = action_refs.iter().map(|a| &a.path.value).collect();
+    let action_names: Vec<&str> = action_refs.iter().map(|a| a.name.value.as_str()).collect();
+    let action_count = action_refs.len();
     let indices = 0..action_count;
 
     let route_count = def.routes.len();

@@ -3,11 +3,13 @@
 
 mod action;
 mod agent;
+mod ai;
 mod fsm;
 mod state;
+pub mod tree;
 
 pub use action::{action, action_fallback};
-pub use agent::{agent, agent_fallback};
+pub use agent::{agent, agent_fallback, agent_with_behaviors};
 pub use fsm::{event_enum, state_enum};
 pub use state::state_struct;
 

@@ -5,6 +5,7 @@ use super::literal::{DurationMs, Literal};
 use super::route::RouteDef;
 use super::setting::Setting;
 use super::span::{Name, Spanned};
+use super::tree::TreeStrategyDef;
 
 /// An agent definition, from `#[agent(...)]` on a struct or an `agent` item in a `.agent` file.
 #[derive(Debug, Clone, PartialEq)]
@@ -86,6 +87,10 @@ pub enum StrategyDef {
     Custom(Spanned<syn::Path>),
     /// Declared business transitions: `strategy = Fsm, transitions { ... }`.
     Fsm(FsmDef),
+    /// A behaviour tree: `strategy = BehaviorTree, tree = ...` / `strategy behavior ...`.
+    BehaviorTree(TreeStrategyDef),
+    /// An AI strategy: `strategy = React, model = "fast", tools = [..]` / `strategy react { .. }`.
+    Ai(Box<super::ai::AiDef>),
 }
 
 impl StrategyDef {
@@ -95,6 +100,8 @@ impl StrategyDef {
             StrategyDef::Direct => "Direct",
             StrategyDef::Custom(_) => "custom",
             StrategyDef::Fsm(_) => "Fsm",
+            StrategyDef::BehaviorTree(_) => "BehaviorTree",
+            StrategyDef::Ai(ai) => ai.kind.keyword(),
         }
     }
 }

@@ -5,14 +5,17 @@
 
 mod action;
 mod agent;
+mod ai;
 mod fsm;
 mod literal;
 mod route;
 mod setting;
 mod span;
+mod tree;
 
 pub use action::{ActionDef, ActionParam, ExecSettings, ParamKind};
 pub use agent::{ActionRef, AgentDef, Field, StateDef, StrategyDef};
+pub use ai::{AiDef, AiKind};
 pub use fsm::{
     FsmDef, HookDef, HookKind, RowDef, TerminalDef, TerminalKind, Trigger, event_variant,
 };
@@ -20,3 +23,6 @@ pub use literal::{DurationMs, Literal};
 pub use route::{RouteDef, RouteTargetDef};
 pub use setting::Setting;
 pub use span::{FileId, Name, Span, Spanned};
+pub use tree::{
+    ArgDef, BehaviorDef, BtDef, NodeDef, NodeKind, TreeRef, TreeStrategyDef, find_behavior,
+};

@@ -7,7 +7,9 @@ use syn::{Token, bracketed, parenthesized};
 use super::common::{self, options, unknown_option};
 use super::routes::routes;
 use crate::check::suggest::{did_you_mean, list};
-use crate::model::{ActionRef, AgentDef, FsmDef, Name, Spanned, StateDef, StrategyDef};
+use crate::model::{
+    ActionRef, AgentDef, FsmDef, Name, Spanned, StateDef, StrategyDef, TreeStrategyDef,
+};
 
 /// The options `#[agent]` accepts.
 pub const OPTIONS: &[&str] = &[
@@ -18,10 +20,26 @@ pub const OPTIONS: &[&str] = &[
     "tick",
     "crate",
     "transitions",
+    "tree",
+    // The AI strategies' options (`tokens/ai.rs`).
+    "model",
+    "system",
+    "tools",
+    "max_iterations",
+    "temperature",
+    "max_tokens",
+    "hooks",
 ];
 
 /// The strategies `strategy = ...` accepts (besides `custom(Path)`).
-pub const STRATEGIES: &[&str] = &["Direct", "Fsm"];
+pub const STRATEGIES: &[&str] = &[
+    "Direct",
+    "Fsm",
+    "BehaviorTree",
+    "React",
+    "ChainOfThought",
+    "ChainOfDraft",
+];
 
 /// Reads `#[agent(attr)]` on `item`. `item` must be a non-generic struct.
 pub fn agent(attr: TokenStream, item: &syn::Item) -> syn::Result<AgentDef> {
@@ -40,16 +58,26 @@ pub fn agent(attr: TokenStream, item: &syn::Item) -> syn::Result<AgentDef> {
     let name = Spanned::new(item.ident.to_string(), item.ident.span());
     let mut def = AgentDef::new(name, StateDef::External);
     let mut transitions = None;
+    let mut tree = None;
+    let mut ai = super::ai::AiOptions::default();
     let parser = |input: ParseStream<'_>| {
         options(input, |key, input| {
             if key.value == "transitions" {
                 return fsm_block(&mut transitions, key, input);
+            }
+            if key.value == "tree" {
+                return super::tree::tree_option(&mut tree, key, input);
+            }
+            if super::ai::is_option(&key.value) {
+                return super::ai::option(&mut ai, key, input);
             }
             option(&mut def, key, input)
         })
     };
     parser.parse2(attr)?;
     super::fsm::attach(&mut def, transitions)?;
+    super::tree::attach(&mut def, tree)?;
+    super::ai::attach(&mut def, ai)?;
     if !def.description.is_set()
         && let Some(doc) = common::doc_summary(&item.attrs)
     {
@@ -127,6 +155,17 @@ fn strategy(input: ParseStream<'_>) -> syn::Result<StrategyDef> {
         "Direct" => Ok(StrategyDef::Direct),
         // Its body comes from the `transitions` option (see `fsm::attach`).
         "Fsm" => Ok(StrategyDef::Fsm(FsmDef::new(span))),
+        // Its tree comes from the `tree` option (see `tree::attach`).
+        "BehaviorTree" => Ok(StrategyDef::BehaviorTree(TreeStrategyDef {
+            tree: None,
+            span: span.into(),
+        })),
+        "React" | "ChainOfThought" | "ChainOfDraft" => {
+            let kind = crate::model::AiKind::from_keyword(&name.value).expect("matched above");
+            Ok(StrategyDef::Ai(Box::new(crate::model::AiDef::new(
+                kind, span,
+            ))))
+        }
         "custom" => {
             let content;
             parenthesized!(content in input);

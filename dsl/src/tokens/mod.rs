@@ -4,11 +4,14 @@
 
 mod action;
 mod agent;
+pub mod ai;
 pub mod common;
 mod fsm;
 mod routes;
+pub mod tree;
 
 pub use action::{OPTIONS as ACTION_OPTIONS, action};
 pub use agent::{OPTIONS as AGENT_OPTIONS, STRATEGIES, agent};
 pub use fsm::transitions;
 pub use routes::routes;
+pub use tree::bt;

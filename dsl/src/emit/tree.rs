@@ -1,0 +1,395 @@
+//! Generated trees: the model's nodes as nested runtime node types built from constants.
+//!
+//! A tree becomes one expression (`Sequence::new((Condition..., (ActionNode..., ())))`) whose
+//! leaves hold function items and constant arguments, so it is built at compile time inside a
+//! `const { }` block and ticks without boxing, dynamic dispatch or allocation. Its progress
+//! type is spelled out from the same model (every state type is a runtime type), which is what
+//! lets an agent keep it without naming the tree's own type. `subtree X` inlines behaviour `X`.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+
+use super::{ident, runtime};
+use crate::model::{
+    AgentDef, BehaviorDef, BtDef, Literal, NodeDef, NodeKind, TreeRef, TreeStrategyDef,
+    find_behavior,
+};
+
+/// Paths generated trees use.
+struct Cx<'a> {
+    krate: TokenStream,
+    rt: TokenStream,
+    behaviors: &'a [BehaviorDef],
+    /// The blackboard type, or `_` where Rust infers it (`bt!` as an expression).
+    state: TokenStream,
+}
+
+/// `impl TreeAgent` for a behaviour-tree agent. `behaviors` are those its tree may name (a
+/// file's; none for macros).
+pub fn agent_tree(
+    def: &AgentDef,
+    tree: &TreeStrategyDef,
+    behaviors: &[BehaviorDef],
+    krate: &TokenStream,
+) -> TokenStream {
+    let agent = ident(&def.name.value, def.name.span);
+    let rt = quote!(#krate::bt);
+    let cx = Cx {
+        krate: krate.clone(),
+        rt: rt.clone(),
+        behaviors,
+        state: quote!(#agent),
+    };
+    let (nodes, body) = match &tree.tree {
+        Some(TreeRef::Rust(path)) => {
+            let path = &path.value;
+            (
+                quote!(<#path as #rt::Behavior<#agent>>::Nodes),
+                quote!(<#path as #rt::Behavior<#agent>>::with_tree(visitor)),
+            )
+        }
+        Some(TreeRef::Inline(root)) => (nodes_type(&cx, root), visit_const(&cx, root)),
+        Some(TreeRef::Behavior(name)) => match find_behavior(behaviors, &name.value) {
+            Some(behavior) => {
+                let root = subtree(&behavior.name.value, &behavior.root);
+                (nodes_type(&cx, &root), visit_const(&cx, &root))
+            }
+            // Unreachable after the checks; the fallback keeps the output well-formed.
+            None => return tree_fallback(def, krate),
+        },
+        None => return tree_fallback(def, krate),
+    };
+    quote! {
+        impl #krate::TreeAgent for #agent {
+            type Nodes = #nodes;
+
+            fn with_tree<__V: #rt::TreeVisitor<Self, Self::Nodes>>(visitor: __V) -> __V::Output {
+                #body
+            }
+        }
+    }
+}
+
+/// A tree that fails at once: what an agent gets beside its errors, so code using it compiles.
+pub fn tree_fallback(def: &AgentDef, krate: &TokenStream) -> TokenStream {
+    let agent = ident(&def.name.value, def.name.span);
+    let rt = quote!(#krate::bt);
+    quote! {
+        impl #krate::TreeAgent for #agent {
+            type Nodes = ();
+            fn with_tree<__V: #rt::TreeVisitor<Self, Self::Nodes>>(visitor: __V) -> __V::Output {
+                visitor.visit(&#rt::Condition::new("unchecked", |_: &#agent| false))
+            }
+        }
+    }
+}
+
+/// What `bt! { ... }` expands to: the root tree as an expression, or one type per behaviour.
+pub fn bt(def: &BtDef) -> TokenStream {
+    let krate = runtime(&def.runtime);
+    let rt = quote!(#krate::bt);
+    match &def.blackboard {
+        Some(ty) => {
+            let state = &ty.value;
+            let cx = Cx {
+                krate: krate.clone(),
+                rt: rt.clone(),
+                behaviors: &def.behaviors,
+                state: quote!(#state),
+            };
+            let items = def.behaviors.iter().map(|b| behavior_item(&cx, b));
+            quote!(#(#items)*)
+        }
+        None => {
+            let Some(root) = &def.root else {
+                return quote!(());
+            };
+            let cx = Cx {
+                krate,
+                rt,
+                behaviors: &def.behaviors,
+                state: quote!(_),
+            };
+            node_expr(&cx, root)
+        }
+    }
+}
+
+/// What `bt!` emits beside its errors: a well-typed value or items, so nothing else fails.
+pub fn bt_fallback(def: &BtDef) -> TokenStream {
+    let krate = runtime(&def.runtime);
+    let rt = quote!(#krate::bt);
+    match &def.blackboard {
+        Some(ty) => {
+            let state = &ty.value;
+            // One type per name, so a duplicate behavior is one error, not a cascade.
+            let unique = def.behaviors.iter().enumerate().filter(|(i, b)| {
+                !def.behaviors[..*i]
+                    .iter()
+                    .any(|first| first.name.value == b.name.value)
+            });
+            let items = unique.map(|(_, b)| {
+                let name = ident(&b.name.value, b.name.span);
+                let text = &b.name.value;
+                let vis = &b.vis;
+                quote! {
+                    #[derive(Debug, Clone, Copy, Default)]
+                    #vis struct #name;
+                    impl #rt::Behavior<#state> for #name {
+                        type Nodes = ();
+                        const NAME: &'static str = #text;
+                        fn with_tree<__V: #rt::TreeVisitor<#state, ()>>(visitor: __V) -> __V::Output {
+                            visitor.visit(&#rt::Condition::new("unchecked", |_: &#state| false))
+                        }
+                    }
+                }
+            });
+            quote!(#(#items)*)
+        }
+        None => quote!(#rt::Condition::new("unchecked", |_: &_| false)),
+    }
+}
+
+fn behavior_item(cx: &Cx<'_>, behavior: &BehaviorDef) -> TokenStream {
+    let rt = &cx.rt;
+    let state = &cx.state;
+    let name = ident(&behavior.name.value, behavior.name.span);
+    let text = &behavior.name.value;
+    let vis = &behavior.vis;
+    let root = subtree(text, &behavior.root);
+    let nodes = nodes_type(cx, &root);
+    let body = visit_const(cx, &root);
+    let doc = format!(
+        "The behaviour `{text}`: run it with `#[agent(strategy = BehaviorTree, tree = {text})]`.\n\n```text\n{}```",
+        crate::graph::tree::text(&behavior.root)
+    );
+    quote! {
+        #[doc = #doc]
+        #[derive(Debug, Clone, Copy, Default)]
+        #vis struct #name;
+
+        impl #rt::Behavior<#state> for #name {
+            type Nodes = #nodes;
+            const NAME: &'static str = #text;
+
+            fn with_tree<__V: #rt::TreeVisitor<#state, Self::Nodes>>(visitor: __V) -> __V::Output {
+                #body
+            }
+        }
+    }
+}
+
+/// A behaviour's root wrapped as `subtree Name`, so displays name it.
+fn subtree(name: &str, root: &NodeDef) -> NodeDef {
+    NodeDef {
+        kind: NodeKind::Subtree(crate::model::Spanned::new(
+            name.to_string(),
+            crate::model::Span::Synthetic,
+        )),
+        children: vec![root.clone()],
+        span: root.span,
+    }
+}
+
+/// `visitor.visit(&const { tree })`: the tree is a compile-time constant.
+fn visit_const(cx: &Cx<'_>, root: &NodeDef) -> TokenStream {
+    let tree = node_expr(cx, root);
+    quote!(visitor.visit(&const { #tree }))
+}
+
+fn cons(items: Vec<TokenStream>) -> TokenStream {
+    items
+        .into_iter()
+        .rev()
+        .fold(quote!(()), |tail, head| quote!((#head, #tail)))
+}
+
+fn millis(d: u64) -> TokenStream {
+    quote!(::core::time::Duration::from_millis(#d))
+}
+
+/// The node as a constant expression.
+fn node_expr(cx: &Cx<'_>, node: &NodeDef) -> TokenStream {
+    let rt = &cx.rt;
+    let children = || cons(node.children.iter().map(|c| node_expr(cx, c)).collect());
+    let child = || {
+        node.children
+            .first()
+            .map_or_else(|| quote!(()), |c| node_expr(cx, c))
+    };
+    match &node.kind {
+        NodeKind::Sequence => {
+            let c = children();
+            quote!(#rt::Sequence::new(#c))
+        }
+        NodeKind::ReactiveSequence => {
+            let c = children();
+            quote!(#rt::ReactiveSequence::new(#c))
+        }
+        NodeKind::Selector => {
+            let c = children();
+            quote!(#rt::Selector::new(#c))
+        }
+        NodeKind::ReactiveSelector => {
+            let c = children();
+            quote!(#rt::ReactiveSelector::new(#c))
+        }
+        NodeKind::Parallel { success, failure } => {
+            let c = children();
+            let s = success.value as usize;
+            let f = failure.as_ref().map_or(1, |f| f.value as usize);
+            quote!(#rt::Parallel::new(#s, #f, #c))
+        }
+        NodeKind::Invert => {
+            let c = child();
+            quote!(#rt::Invert::new(#c))
+        }
+        NodeKind::ForceSuccess => {
+            let c = child();
+            quote!(#rt::ForceSuccess::new(#c))
+        }
+        NodeKind::ForceFailure => {
+            let c = child();
+            quote!(#rt::ForceFailure::new(#c))
+        }
+        NodeKind::RunOnce => {
+            let c = child();
+            quote!(#rt::RunOnce::new(#c))
+        }
+        NodeKind::Repeat(n) => {
+            let c = child();
+            let n = n.value;
+            quote!(#rt::Repeat::new(#n, #c))
+        }
+        NodeKind::Retry(n) => {
+            let c = child();
+            let n = n.value;
+            quote!(#rt::Retry::new(#n, #c))
+        }
+        NodeKind::Timeout(d) => {
+            let c = child();
+            let d = millis(d.value.0);
+            quote!(#rt::Timeout::new(#d, #c))
+        }
+        NodeKind::Delay(d) => {
+            let c = child();
+            let d = millis(d.value.0);
+            quote!(#rt::Delay::new(#d, #c))
+        }
+        NodeKind::Wait(d) => {
+            let d = millis(d.value.0);
+            quote!(#rt::Wait::new(#d))
+        }
+        NodeKind::Condition(path) => {
+            let name = path_name(&path.value);
+            let p = &path.value;
+            let state = &cx.state;
+            // Spanned at the path: a function that is not `fn(&State) -> bool` is reported there.
+            quote_spanned!(path.span.to_proc_macro()=> #rt::condition::<#state, _>(#name, #p))
+        }
+        NodeKind::Action { path, args } => {
+            let krate = &cx.krate;
+            let state = &cx.state;
+            let p = &path.value;
+            let args = args.iter().map(|a| {
+                let name = &a.name.value;
+                let value = arg(rt, &a.value.value);
+                quote!((#name, #value))
+            });
+            let entry =
+                quote_spanned!(path.span.to_proc_macro()=> <#p as #krate::Action<#state>>::ENTRY);
+            quote!(#rt::ActionNode::new(#entry, #rt::Args(&[#(#args),*])))
+        }
+        NodeKind::Subtree(name) => {
+            let text = &name.value;
+            let inner = match node.children.first() {
+                // A behaviour's own root, wrapped by `subtree()` above.
+                Some(root) => node_expr(cx, root),
+                None => match find_behavior(cx.behaviors, &name.value) {
+                    Some(b) => node_expr(cx, &b.root),
+                    None => quote!(()),
+                },
+            };
+            quote!(#rt::Subtree::new(#text, #inner))
+        }
+    }
+}
+
+/// The progress type of `node` (what `Node::State` is for its expression).
+fn nodes_type(cx: &Cx<'_>, node: &NodeDef) -> TokenStream {
+    let rt = &cx.rt;
+    let slots = || {
+        cons(
+            node.children
+                .iter()
+                .map(|c| {
+                    let t = nodes_type(cx, c);
+                    quote!(#rt::Slot<#t>)
+                })
+                .collect(),
+        )
+    };
+    let child = || {
+        node.children
+            .first()
+            .map_or_else(|| quote!(()), |c| nodes_type(cx, c))
+    };
+    match &node.kind {
+        NodeKind::Sequence
+        | NodeKind::ReactiveSequence
+        | NodeKind::Selector
+        | NodeKind::ReactiveSelector => {
+            let s = slots();
+            quote!(#rt::CompositeState<#s>)
+        }
+        NodeKind::Parallel { .. } => {
+            let s = slots();
+            quote!(#rt::ParallelState<#s>)
+        }
+        NodeKind::Invert | NodeKind::ForceSuccess | NodeKind::ForceFailure => child(),
+        NodeKind::RunOnce => {
+            let c = child();
+            quote!(#rt::RunOnceState<#c>)
+        }
+        NodeKind::Repeat(_) | NodeKind::Retry(_) => {
+            let c = child();
+            quote!(#rt::CountState<#c>)
+        }
+        NodeKind::Timeout(_) | NodeKind::Delay(_) => {
+            let c = child();
+            quote!(#rt::TimerState<#c>)
+        }
+        NodeKind::Wait(_) => quote!(#rt::WaitState),
+        NodeKind::Condition(_) => quote!(()),
+        NodeKind::Action { .. } => quote!(#rt::ActionState),
+        NodeKind::Subtree(name) => match node.children.first() {
+            Some(root) => nodes_type(cx, root),
+            None => match find_behavior(cx.behaviors, &name.value) {
+                Some(b) => nodes_type(cx, &b.root),
+                None => quote!(()),
+            },
+        },
+    }
+}
+
+fn path_name(path: &syn::Path) -> String {
+    path.segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect::<Vec<_>>()
+        .join("::")
+}
+
+fn arg(rt: &TokenStream, literal: &Literal) -> TokenStream {
+    match literal {
+        Literal::Str(s) => quote!(#rt::Arg::Str(#s)),
+        Literal::Int(n) => quote!(#rt::Arg::Int(#n)),
+        Literal::Float(x) => quote!(#rt::Arg::Float(#x)),
+        Literal::Bool(b) => quote!(#rt::Arg::Bool(#b)),
+        Literal::None => quote!(#rt::Arg::None),
+        Literal::List(items) => {
+            let items = items.iter().map(|i| arg(rt, &i.value));
+            quote!(#rt::Arg::List(&[#(#items),*]))
+        }
+    }
+}

@@ -1,0 +1,5 @@
+use stratagem::prelude::*;
+
+fn main() {
+    let _tree = bt! { sequense { wait(1s) } };
+}
