@@ -80,9 +80,15 @@ async fn a_request_streams_deltas_to_subscribers_and_completes() {
     let options = Options::default().models(table(Arc::new(script.clone())));
     let server = AgentServer::start(Desk::new(), options).await.unwrap();
     let mut events = server.subscribe();
-    let query = Signal::new("ai.query", json!({"query": "my printer is on fire", "request_id": "req-1"}));
+    let query = Signal::new(
+        "ai.query",
+        json!({"query": "my printer is on fire", "request_id": "req-1"}),
+    );
     server.call(query).await.unwrap();
-    let done = server.await_completion(Duration::from_secs(5)).await.unwrap();
+    let done = server
+        .await_completion(Duration::from_secs(5))
+        .await
+        .unwrap();
     assert_eq!(done.status, Status::Success);
     assert_eq!(
         done.result.as_ref().unwrap()["answer"],
@@ -100,17 +106,31 @@ async fn a_request_streams_deltas_to_subscribers_and_completes() {
         types.push(signal.signal_type);
     }
     assert!(deltas.len() >= 4, "{deltas:?}");
-    assert!(deltas.iter().all(|d| d["request_id"] == "req-1"), "{deltas:?}");
-    let calls: std::collections::BTreeSet<String> =
-        deltas.iter().map(|d| d["call_id"].as_str().unwrap().to_string()).collect();
-    assert_eq!(calls.into_iter().collect::<Vec<_>>(), ["req-1/llm/1", "req-1/llm/2"]);
+    assert!(
+        deltas.iter().all(|d| d["request_id"] == "req-1"),
+        "{deltas:?}"
+    );
+    let calls: std::collections::BTreeSet<String> = deltas
+        .iter()
+        .map(|d| d["call_id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        calls.into_iter().collect::<Vec<_>>(),
+        ["req-1/llm/1", "req-1/llm/2"]
+    );
     let text: String = deltas
         .iter()
         .filter(|d| d["call_id"] == "req-1/llm/2" && d["delta"]["kind"] == "text")
         .map(|d| d["delta"]["text"].as_str().unwrap())
         .collect();
-    assert_eq!(text, "I opened ticket 1; please step away from the printer.");
-    assert_eq!(types.first().map(String::as_str), Some("ai.request.started"));
+    assert_eq!(
+        text,
+        "I opened ticket 1; please step away from the printer."
+    );
+    assert_eq!(
+        types.first().map(String::as_str),
+        Some("ai.request.started")
+    );
     assert_eq!(types.last().map(String::as_str), Some(REQUEST_COMPLETED));
     server.stop().await;
 }
@@ -126,9 +146,14 @@ async fn a_checkpoint_after_a_tool_round_thaws_without_repeating_model_calls() {
         calls: AtomicUsize::new(0),
     });
     let options = Options::default().models(table(first.clone()));
-    let server = AgentServer::start(Desk::new().with_id("desk-1"), options).await.unwrap();
+    let server = AgentServer::start(Desk::new().with_id("desk-1"), options)
+        .await
+        .unwrap();
     server
-        .cast(Signal::new("ai.query", json!({"query": "the printer is on fire", "request_id": "r"})))
+        .cast(Signal::new(
+            "ai.query",
+            json!({"query": "the printer is on fire", "request_id": "r"}),
+        ))
         .unwrap();
     // The tool round is done and the second model call is in flight when we stop.
     wait_for(&server, |s| s.details["awaiting_llm"] == "r/llm/2").await;
@@ -137,16 +162,40 @@ async fn a_checkpoint_after_a_tool_round_thaws_without_repeating_model_calls() {
 
     let second = ScriptedModel::new().answer("Ticket 1 is open.");
     let options = Options::default().models(table(Arc::new(second.clone())));
-    let thawed = AgentServer::<Desk>::thaw(&store, "desk-1", options).await.unwrap();
-    let done = thawed.await_completion(Duration::from_secs(5)).await.unwrap();
+    let thawed = AgentServer::<Desk>::thaw(&store, "desk-1", options)
+        .await
+        .unwrap();
+    let done = thawed
+        .await_completion(Duration::from_secs(5))
+        .await
+        .unwrap();
     assert_eq!(done.result.as_ref().unwrap()["answer"], "Ticket 1 is open.");
-    assert_eq!(done.result.as_ref().unwrap()["llm_calls"], 2, "one call before, one after");
+    assert_eq!(
+        done.result.as_ref().unwrap()["llm_calls"],
+        2,
+        "one call before, one after"
+    );
     second.assert_finished();
     let requests = second.requests();
-    assert_eq!(requests.len(), 1, "only the call that was in flight is made again");
-    let tool = requests[0].messages.iter().find(|m| m.role == stratagem::ai::Role::Tool).unwrap();
-    assert_eq!(tool.content, r#"{"ticket":1}"#, "the conversation came back from the checkpoint");
-    assert_eq!(thawed.state().await.unwrap().tickets, ["fire"], "the tool did not run again");
+    assert_eq!(
+        requests.len(),
+        1,
+        "only the call that was in flight is made again"
+    );
+    let tool = requests[0]
+        .messages
+        .iter()
+        .find(|m| m.role == stratagem::ai::Role::Tool)
+        .unwrap();
+    assert_eq!(
+        tool.content, r#"{"ticket":1}"#,
+        "the conversation came back from the checkpoint"
+    );
+    assert_eq!(
+        thawed.state().await.unwrap().tickets,
+        ["fire"],
+        "the tool did not run again"
+    );
     thawed.stop().await;
 }
 
@@ -155,21 +204,43 @@ async fn an_unknown_model_alias_fails_at_start_with_the_known_ones() {
     let script: Arc<dyn LanguageModel> = Arc::new(ScriptedModel::new());
     let options = Options::default().models(ModelTable::new().alias("capable", script, "m"));
     let err = AgentServer::start(Desk::new(), options).await.unwrap_err();
-    let ServerError::InvalidOptions { message } = &err else { panic!("{err:?}") };
-    assert_eq!(message, "agent `Desk`: unknown model alias `fast`; known aliases: `capable`");
-    let err = AgentServer::start(Desk::new(), Options::default()).await.unwrap_err();
+    let ServerError::InvalidOptions { message } = &err else {
+        panic!("{err:?}")
+    };
+    assert_eq!(
+        message,
+        "agent `Desk`: unknown model alias `fast`; known aliases: `capable`"
+    );
+    let err = AgentServer::start(Desk::new(), Options::default())
+        .await
+        .unwrap_err();
     assert!(err.to_string().contains("no model table"), "{err}");
 }
 
 #[tokio::test]
 async fn a_second_query_while_busy_is_refused() {
-    let gated = Arc::new(Gated { script: ScriptedModel::new(), hang_from: 1, calls: AtomicUsize::new(0) });
-    let server = AgentServer::start(Desk::new(), Options::default().models(table(gated))).await.unwrap();
-    server.call(Signal::new("ai.query", json!("first"))).await.unwrap();
-    let outcome = server.call(Signal::new("ai.query", json!("second"))).await.unwrap();
+    let gated = Arc::new(Gated {
+        script: ScriptedModel::new(),
+        hang_from: 1,
+        calls: AtomicUsize::new(0),
+    });
+    let server = AgentServer::start(Desk::new(), Options::default().models(table(gated)))
+        .await
+        .unwrap();
+    server
+        .call(Signal::new("ai.query", json!("first")))
+        .await
+        .unwrap();
+    let outcome = server
+        .call(Signal::new("ai.query", json!("second")))
+        .await
+        .unwrap();
     let error = outcome.errors().next().unwrap().to_string();
     assert!(error.contains("busy"), "{error}");
-    let cancelled = server.call(Signal::new("ai.cancel", json!(null))).await.unwrap();
+    let cancelled = server
+        .call(Signal::new("ai.cancel", json!(null)))
+        .await
+        .unwrap();
     assert_eq!(cancelled.snapshot.status, Status::Failure);
     server.stop().await;
 }

@@ -17,8 +17,8 @@ use crate::agent::DynAgent;
 
 use super::core::Core;
 use super::error::ServerError;
-use super::options::Options;
 use super::message::{Internal, Message};
+use super::options::Options;
 
 /// A model call the server is running.
 pub(super) struct LlmInFlight {
@@ -53,9 +53,11 @@ pub(super) fn check_models(agent: &dyn DynAgent, options: &Options) -> Result<()
         });
     };
     for alias in aliases {
-        models.resolve(alias).map_err(|e| ServerError::InvalidOptions {
-            message: format!("agent `{}`: {e}", agent.agent_name()),
-        })?;
+        models
+            .resolve(alias)
+            .map_err(|e| ServerError::InvalidOptions {
+                message: format!("agent `{}`: {e}", agent.agent_name()),
+            })?;
     }
     Ok(())
 }
