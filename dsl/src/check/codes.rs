@@ -34,8 +34,8 @@ codes! {
     UNTERMINATED = "E0002", "unterminated string or comment";
     /// A duration or number that cannot be read.
     BAD_LITERAL = "E0003", "malformed duration or number";
-    /// Language a `.agent` file may write but this build cannot compile yet.
-    UNSUPPORTED = "E0004", "not supported yet";
+    // E0004 is retired: "not supported yet", while `.agent` files could not yet hold FSMs,
+    // trees or AI strategies. Never reuse it.
 
     /// An option given twice (`strategy`, `description`, `tick`, `crate`, an AI option...).
     DUPLICATE_SETTING = "E0101", "option given twice";

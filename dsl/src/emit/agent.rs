@@ -99,6 +99,8 @@ pub fn agent_with_behaviors(def: &AgentDef, behaviors: &[BehaviorDef]) -> TokenS
                 &ACTIONS
             }
 
+            // An agent without actions has a match with only `_` and an unused table.
+            #[allow(clippy::match_single_binding, unused_variables)]
             fn action(name: &str) -> ::core::option::Option<&'static #krate::ActionEntry<Self>> {
                 let actions = <Self as #krate::AgentSpec>::actions();
                 match name {
