@@ -1,5 +1,6 @@
 //! The tour: a finite-state machine agent runs in the agent server, driven by signals; a timer
-//! fires; a checkpoint is written to `.stratagem/` and thawed on the next run.
+//! fires; a checkpoint is written to `.stratagem/` and thawed on the next run. Then a
+//! behaviour-tree agent tidies the café, ticked by the server until its tree succeeds.
 //!
 //! Run it twice: `cargo run --example quickstart`. The second run resumes the barista from its
 //! checkpoint, coffee still brewing. `-- --fresh` forgets the checkpoint first.
@@ -63,6 +64,74 @@ fn pour(barista: &mut Barista) -> Outcome {
 fn hand_over(barista: &mut Barista) {
     barista.drink = None;
     barista.served += 1;
+}
+
+/// A tidying robot: wipes three tables, refilling its water when it runs low.
+#[agent(strategy = BehaviorTree, tree = Tidy, tick = 50ms)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Tidier {
+    /// Water left, in wipes.
+    water: u8,
+    /// Progress on the current table, in passes.
+    passes: u8,
+    /// Tables wiped.
+    wiped: u32,
+}
+
+bt! {
+    for Tidier
+    behavior Tidy {
+        sequence {
+            repeat(3) {
+                sequence {
+                    selector { condition has_water  retry(2) { action refill } }
+                    timeout(1s) { action wipe_table(passes = 2) }
+                }
+            }
+            action announce(message = "the café is tidy")
+        }
+    }
+}
+
+fn has_water(tidier: &Tidier) -> bool {
+    tidier.water > 0
+}
+
+/// Fills the tank: two wipes' worth.
+#[action]
+fn refill(tidier: &mut Tidier) -> Outcome {
+    tidier.water = 2;
+    Outcome::new().emit(Signal::new("tidy.progress", json!("refilled the water")))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Wipe {
+    passes: u8,
+}
+
+/// One pass per tick: Running until the table has had its passes.
+#[action]
+fn wipe_table(tidier: &mut Tidier, wipe: Wipe) -> Outcome {
+    tidier.passes += 1;
+    if tidier.passes < wipe.passes {
+        return Outcome::new().in_progress();
+    }
+    tidier.passes = 0;
+    tidier.water -= 1;
+    tidier.wiped += 1;
+    let note = format!("wiped table {}", tidier.wiped);
+    Outcome::new().emit(Signal::new("tidy.progress", json!(note)))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Announcement {
+    message: String,
+}
+
+/// The tree's last leaf.
+#[action]
+fn announce(_tidier: &mut Tidier, announcement: Announcement) -> Outcome {
+    Outcome::new().emit(Signal::new("tidy.progress", json!(announcement.message)))
 }
 
 const ID: &str = "barista-1";
@@ -161,6 +230,23 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         report.processed,
         report.pending_timers.len()
     );
-    println!("run the example again to resume it");
+
+    // A behaviour tree in the server: it starts Running, so the server ticks it every 50 ms
+    // until the tree succeeds or fails.
+    let tidier = AgentServer::start(Tidier::new(), Options::default()).await?;
+    let mut progress = tidier.subscribe();
+    let done = tidier.await_completion(Duration::from_secs(10)).await?;
+    while let Ok(signal) = progress.try_recv() {
+        println!("  tidier: {}", signal.data.as_str().unwrap_or_default());
+    }
+    println!(
+        "the tidier finished: {:?} after {} ticks, {} table(s) wiped",
+        done.status,
+        done.details["ticks"],
+        tidier.state().await?.wiped
+    );
+    tidier.stop().await;
+
+    println!("run the example again to resume the barista");
     Ok(())
 }

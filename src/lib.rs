@@ -61,6 +61,7 @@ macro_rules! include_agents {
 /// Everything an agent definition usually needs.
 pub mod prelude {
     pub use agent_macros::{action, agent, bt};
+    pub use agent_runtime::ai::{AiRunner, ModelTable, ScriptedModel};
     pub use agent_runtime::bt;
     pub use agent_runtime::server::{AgentServer, ErrorPolicy, Options};
     pub use agent_runtime::{

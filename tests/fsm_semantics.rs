@@ -390,7 +390,7 @@ fn terminal_states_are_success_or_failure_and_no_event_leaves_them() {
     let before = frozen(&ticket);
     assert_eq!(
         ticket.cmd(TicketEvent::Reject).unwrap_err().to_string(),
-        "invalid transition: state `Closed` has no row for event `reject`; it accepts: none"
+        "invalid transition: state `Closed` has no row for event `reject`; it accepts no events"
     );
     assert_eq!(frozen(&ticket), before);
 

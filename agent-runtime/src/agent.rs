@@ -406,6 +406,8 @@ pub trait DynAgent: Send + Sync + fmt::Debug {
     fn router(&self) -> Result<&'static Router, &'static RouteError>;
     /// How often a host ticks the agent while it is `Running` ([`AgentSpec::TICK_INTERVAL`]).
     fn tick_interval(&self) -> Option<std::time::Duration>;
+    /// The model aliases its strategy calls ([`Strategy::required_models`]).
+    fn required_models(&self) -> Vec<&'static str>;
     /// A copy of the agent (a host keeps one to restore after a panicking strategy).
     fn clone_box(&self) -> Box<dyn DynAgent>;
     /// The concrete `Agent<S>`, for downcasting.
@@ -458,6 +460,9 @@ impl<S: AgentSpec> DynAgent for Agent<S> {
     }
     fn tick_interval(&self) -> Option<std::time::Duration> {
         S::TICK_INTERVAL
+    }
+    fn required_models(&self) -> Vec<&'static str> {
+        S::Strategy::required_models()
     }
     fn clone_box(&self) -> Box<dyn DynAgent> {
         Box::new(self.clone())

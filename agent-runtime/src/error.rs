@@ -283,8 +283,8 @@ pub enum AgentError {
     },
     /// An FSM event the current state has no row for (a terminal state has none).
     #[error(
-        "invalid transition: state `{state}` has no row for event `{event}`; it accepts: {}",
-        list_or_none(accepted)
+        "invalid transition: state `{state}` has no row for event `{event}`; {}",
+        accepted_events(accepted)
     )]
     InvalidTransition {
         /// The FSM's current state.
@@ -344,6 +344,16 @@ pub enum AgentError {
         /// What went wrong, with a hint.
         message: String,
     },
+}
+
+/// "it accepts: `a`, `b`", or for a state that only a timer (or nothing) leaves, "it accepts no
+/// events" rather than a bare "none".
+fn accepted_events(accepted: &[String]) -> String {
+    if accepted.is_empty() {
+        "it accepts no events".to_string()
+    } else {
+        format!("it accepts: {}", list_or_none(accepted))
+    }
 }
 
 fn list_or_none(items: &[String]) -> String {

@@ -91,10 +91,18 @@ impl Signal {
     /// A signal with a chosen id and no timestamp: what a pure `cmd` produces so that its output
     /// is deterministic. The host may stamp `time` when it delivers the signal.
     pub fn with_id(id: impl Into<String>, signal_type: impl Into<String>, data: Value) -> Self {
+        // Built field by field: `Signal::new` would draw a UUID and read the clock only for
+        // both to be thrown away (AI strategies emit several of these per step).
         Signal {
+            spec_version: SPEC_VERSION.to_string(),
             id: id.into(),
+            source: DEFAULT_SOURCE.to_string(),
+            signal_type: signal_type.into(),
+            subject: None,
             time: None,
-            ..Signal::new(signal_type, data)
+            data_content_type: Some("application/json".to_string()),
+            data,
+            extensions: BTreeMap::new(),
         }
     }
 

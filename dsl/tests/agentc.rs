@@ -143,3 +143,36 @@ fn graph_of_an_agent_without_a_graph_is_an_error() {
         Some(2)
     );
 }
+
+const MACHINES: &str = "agent Door {\n    strategy fsm {\n        initial Closed\n        terminal Gone\n        Closed -> Open on open\n        Open -> Closed on close\n        Open -> Gone after 1h\n    }\n}\nbehavior Patrol {\n    sequence {\n        condition battery_ok\n        action move_to(speed = 2)\n    }\n}\n";
+
+#[test]
+fn graph_draws_fsms_and_trees() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "door.agent", MACHINES);
+    // Two drawable items: `--item` is required.
+    assert_eq!(agentc(&["graph", &path]).status.code(), Some(2));
+    assert_eq!(
+        agentc(&["graph", &path, "--item", "Nope"]).status.code(),
+        Some(2)
+    );
+
+    let dot = agentc(&["graph", &path, "--item", "Door"]);
+    assert_eq!(dot.status.code(), Some(0));
+    let dot = String::from_utf8(dot.stdout).unwrap();
+    assert!(dot.starts_with("digraph Door {"), "{dot}");
+    assert!(dot.contains("Open -> Gone [label=\"after 1h\"];"), "{dot}");
+
+    let mermaid = agentc(&["graph", &path, "--item", "Door", "--format", "mermaid"]);
+    let mermaid = String::from_utf8(mermaid.stdout).unwrap();
+    assert!(
+        mermaid.starts_with("stateDiagram-v2\n    [*] --> Closed\n"),
+        "{mermaid}"
+    );
+
+    let tree = agentc(&["graph", &path, "--item", "Patrol", "--format", "mermaid"]);
+    assert_eq!(tree.status.code(), Some(0));
+    let tree = String::from_utf8(tree.stdout).unwrap();
+    assert!(tree.starts_with("flowchart TD"), "{tree}");
+    assert!(tree.contains("condition battery_ok"), "{tree}");
+}

@@ -87,7 +87,7 @@ fn file_and_macro_build_the_same_model() {
 fn file_and_macro_generate_the_same_code() {
     let file = from_file();
     let from_macro = from_macro();
-    check::file(std::slice::from_ref(&file)).expect("the file agent checks");
+    check::file(std::slice::from_ref(&file), &[]).expect("the file agent checks");
     check::agent(&from_macro).expect("the macro agent checks");
     assert_eq!(
         emit::agent(&file).to_string(),

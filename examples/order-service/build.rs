@@ -1,6 +1,10 @@
-//! Compiles `agents/*.agent` into `$OUT_DIR/<stem>.rs`.
+//! Compiles `agents/*.agent` into `$OUT_DIR/<stem>.rs` (`order.rs`, `patrol.rs`, `helpdesk.rs`).
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    agent_dsl::Builder::new().compile(&["agents/order.agent"])?;
+    agent_dsl::Builder::new().compile(&[
+        "agents/order.agent",
+        "agents/patrol.agent",
+        "agents/helpdesk.agent",
+    ])?;
     Ok(())
 }

@@ -338,8 +338,9 @@ impl<S: AiAgent> Machine<'_, S> {
         })));
     }
 
-    fn llm_response(&mut self, instruction: Instruction) {
-        let reply: LlmReply = match serde_json::from_value(instruction.params.clone()) {
+    fn llm_response(&mut self, mut instruction: Instruction) {
+        let params = std::mem::take(&mut instruction.params);
+        let reply: LlmReply = match serde_json::from_value(params) {
             Ok(reply) => reply,
             Err(e) => {
                 return self.bad_instruction(

@@ -22,6 +22,8 @@ mod hooks;
 mod machine;
 mod model;
 mod models;
+#[cfg(feature = "ai-http")]
+mod openai;
 mod parse;
 pub mod schema;
 mod scripted;
@@ -29,6 +31,8 @@ mod spec;
 mod state;
 mod strategies;
 
+#[cfg(all(test, feature = "ai-http"))]
+mod openai_tests;
 #[cfg(test)]
 mod tests;
 
@@ -44,6 +48,8 @@ pub use model::{
     deltas_of, parse_arguments,
 };
 pub use models::{ModelEntry, ModelTable, UnknownAlias};
+#[cfg(feature = "ai-http")]
+pub use openai::OpenAiCompatible;
 pub use parse::{Reasoning, chain_of_draft, chain_of_thought};
 pub use scripted::{ScriptError, ScriptedModel};
 pub use spec::{AiAgent, AiConfig};

@@ -57,6 +57,10 @@ macro_rules! ai_strategy {
             fn signal_routes() -> Vec<RouteSpec> {
                 routes()
             }
+
+            fn required_models() -> Vec<&'static str> {
+                vec![S::AI.model]
+            }
         }
 
         impl<S: AiAgent + AgentSpec<Strategy = $ty>> AiStrategy<S> for $ty {

@@ -13,8 +13,12 @@ use crate::directive::Directive;
 use crate::error::{AgentError, ErrorContext};
 use crate::signal::Signal;
 
+use crate::agent::DynAgent;
+
 use super::core::Core;
+use super::error::ServerError;
 use super::message::{Internal, Message};
+use super::options::Options;
 
 /// A model call the server is running.
 pub(super) struct LlmInFlight {
@@ -32,6 +36,30 @@ fn failed(message: String) -> Box<Directive> {
             directive: "llm_call".to_string(),
         },
     ))
+}
+
+/// Refuses to start an agent whose model aliases the options cannot resolve.
+pub(super) fn check_models(agent: &dyn DynAgent, options: &Options) -> Result<(), ServerError> {
+    let aliases = agent.required_models();
+    let Some(alias) = aliases.first() else {
+        return Ok(());
+    };
+    let Some(models) = &options.models else {
+        return Err(ServerError::InvalidOptions {
+            message: format!(
+                "agent `{}` calls model `{alias}`, but the options have no model table; add one with `Options::models`",
+                agent.agent_name()
+            ),
+        });
+    };
+    for alias in aliases {
+        models
+            .resolve(alias)
+            .map_err(|e| ServerError::InvalidOptions {
+                message: format!("agent `{}`: {e}", agent.agent_name()),
+            })?;
+    }
+    Ok(())
 }
 
 impl Core {

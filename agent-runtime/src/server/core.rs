@@ -121,6 +121,7 @@ pub(crate) fn spawn(
         .validate()
         .map_err(|message| ServerError::InvalidOptions { message })?;
     let name = agent.agent_name();
+    super::ai::check_models(&*agent, &options)?;
     let own = agent.router().map_err(|error| ServerError::InvalidRoutes {
         agent: name,
         declared_in: "its routes",

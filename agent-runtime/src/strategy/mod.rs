@@ -56,6 +56,12 @@ pub trait Strategy<S: AgentSpec>: 'static {
         S::action(action).map(ActionEntry::spec)
     }
 
+    /// The model aliases the strategy calls (AI strategies); a host without them refuses to
+    /// start the agent, listing the aliases it has.
+    fn required_models() -> Vec<&'static str> {
+        Vec::new()
+    }
+
     /// Routes the strategy contributes (default priority [`crate::route::priority::STRATEGY`]).
     fn signal_routes() -> Vec<RouteSpec> {
         Vec::new()

@@ -25,7 +25,7 @@ pub fn check_source(
     source: &str,
 ) -> Result<(FileDef, Vec<Diagnostic>), Vec<Diagnostic>> {
     let (def, mut diagnostics) = syntax::parse_partial(file, source)?;
-    match check::file(&def.agents) {
+    match check::file(&def.agents, &def.behaviors) {
         Ok(warnings) | Err(warnings) => diagnostics.extend(warnings),
     }
     let diagnostics = in_source_order(diagnostics);
@@ -51,7 +51,7 @@ pub fn compile_source(
             }
         }
     }
-    let code = emit::file(&def.agents);
+    let code = emit::file(&def.agents, &def.behaviors);
     Ok(Compiled {
         file: def,
         code,

@@ -69,15 +69,24 @@ pub fn check_agent_with(cx: &Ctxt, agent: &AgentDef, behaviors: &[BehaviorDef]) 
             check_fsm(cx, fsm);
             fsm.events().iter().map(|e| e.value.as_str()).collect()
         }
+        Some(StrategyDef::Ai(ai)) => {
+            super::ai::check_ai(cx, ai);
+            Vec::new()
+        }
         Some(StrategyDef::BehaviorTree(tree)) => {
             super::tree::check_strategy(cx, tree, behaviors);
             Vec::new()
         }
     };
     let targets = Targets {
+        // An AI strategy's tools are actions of the agent too.
         actions: agent
             .actions
             .iter()
+            .chain(match agent.strategy.get() {
+                Some(StrategyDef::Ai(ai)) => ai.tool_refs(),
+                _ => &[],
+            })
             .map(|a| a.name.value.as_str())
             .collect(),
         events,

@@ -34,8 +34,8 @@ codes! {
     UNTERMINATED = "E0002", "unterminated string or comment";
     /// A duration or number that cannot be read.
     BAD_LITERAL = "E0003", "malformed duration or number";
-    /// Language a `.agent` file may write but this build cannot compile yet.
-    UNSUPPORTED = "E0004", "not supported yet";
+    // E0004 is retired: "not supported yet", while `.agent` files could not yet hold FSMs,
+    // trees or AI strategies. Never reuse it.
 
     /// An option given twice (`strategy`, `description`, `tick`, `crate`, an AI option...).
     DUPLICATE_SETTING = "E0101", "option given twice";
@@ -106,6 +106,19 @@ codes! {
     TREE_DUPLICATE_ARG = "E0407", "action argument given twice";
     /// `strategy = BehaviorTree` without `tree = ...`.
     TREE_MISSING = "E0408", "behaviour-tree agent without a tree";
+
+    /// The same tool listed twice.
+    DUPLICATE_TOOL = "E0501", "duplicate tool";
+    /// `model ""`.
+    EMPTY_MODEL = "E0502", "empty model name";
+    /// `max_iterations 0` (or beyond `u32`).
+    MAX_ITERATIONS = "E0503", "max_iterations out of range";
+    /// A temperature outside 0.0..=2.0.
+    TEMPERATURE = "E0504", "temperature out of range";
+    /// `max_tokens 0` (or beyond `u32`).
+    MAX_TOKENS = "E0505", "max_tokens out of range";
+    /// `tools` or `max_iterations` on Chain of Thought / Draft, which make one call and no tool calls.
+    AI_OPTION_UNUSED = "E0506", "option has no effect on this AI strategy";
 
     /// A qualifier an action function cannot have (`unsafe`, `extern`, `const`, generics).
     ACTION_QUALIFIER = "E0601", "unsupported action qualifier";

@@ -1,15 +1,16 @@
 //! Checks over a whole `.agent` file: each agent's checks, duplicate items, the names a file
 //! writes as paths (which the macros get from Rust itself), and field defaults against types.
 
-use crate::model::{AgentDef, Field, Literal, Spanned, StateDef};
+use crate::model::{AgentDef, BehaviorDef, Field, Literal, Spanned, StateDef};
 
 use super::codes;
 use super::ctxt::Ctxt;
 use super::diagnostic::Diagnostic;
 use super::names::check_identifier;
 
-/// Runs every check on the agents of one file.
-pub fn check_file(cx: &Ctxt, agents: &[AgentDef]) {
+/// Runs every check on the agents and behaviours of one file.
+pub fn check_file(cx: &Ctxt, agents: &[AgentDef], behaviors: &[BehaviorDef]) {
+    super::tree::check_behaviors(cx, behaviors);
     for (i, agent) in agents.iter().enumerate() {
         if let Some(first) = agents[..i]
             .iter()
@@ -34,7 +35,7 @@ pub fn check_file(cx: &Ctxt, agents: &[AgentDef]) {
                 check_default(cx, field);
             }
         }
-        super::agent::check_agent(cx, agent);
+        super::agent::check_agent_with(cx, agent, behaviors);
     }
 }
 

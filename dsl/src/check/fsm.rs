@@ -31,14 +31,13 @@ fn names(cx: &Ctxt, fsm: &FsmDef, states: &[&Name]) {
         reserved(cx, state, &state.value, "state");
     }
     let events = fsm.events();
-    for (i, event) in events.iter().enumerate() {
+    let mut variants: HashMap<String, &Name> = HashMap::new();
+    for event in &events {
         check_identifier(cx, event, "event");
         let variant = event_variant(&event.value);
         reserved(cx, event, &variant, "event");
-        if let Some(first) = events[..i]
-            .iter()
-            .find(|e| event_variant(&e.value) == variant)
-        {
+        let first = *variants.entry(variant.clone()).or_insert(event);
+        if !std::ptr::eq(first, *event) {
             cx.push(
                 Diagnostic::error(
                     codes::RESERVED_NAME,
@@ -179,12 +178,18 @@ fn declarations(cx: &Ctxt, fsm: &FsmDef, states: &[&Name]) {
 
 /// Rows: leaving a terminal state, duplicates, shadowed guards, timers.
 fn rows(cx: &Ctxt, fsm: &FsmDef) {
-    for (i, row) in fsm.rows.iter().enumerate() {
-        if let Some(terminal) = fsm
-            .terminals
-            .iter()
-            .find(|t| t.state.value == row.from.value)
-        {
+    // Indexes keep this linear in the number of rows (see `benches/compile.rs`).
+    let mut terminals: HashMap<&str, &Name> = HashMap::new();
+    for t in &fsm.terminals {
+        terminals.entry(t.state.value.as_str()).or_insert(&t.state);
+    }
+    let mut seen: HashMap<&str, Vec<&RowDef>> = HashMap::new();
+    for row in &fsm.rows {
+        let earlier = seen.entry(row.from.value.as_str()).or_default();
+        let earlier_rows = earlier.clone();
+        earlier.push(row);
+        let earlier = earlier_rows;
+        if let Some(terminal_state) = terminals.get(row.from.value.as_str()) {
             cx.push(
                 Diagnostic::error(
                     codes::FSM_TERMINAL_OUTGOING,
@@ -192,20 +197,17 @@ fn rows(cx: &Ctxt, fsm: &FsmDef) {
                     format!("terminal state `{}` has an outgoing row", row.from.value),
                 )
                 .label("leaves a terminal state")
-                .secondary(terminal.state.span, "declared terminal")
+                .secondary(terminal_state.span, "declared terminal")
                 .help(format!(
                     "no event leaves a terminal state; remove this row or drop `terminal {}`",
                     row.from.value
                 )),
             );
         }
-        let earlier = &fsm.rows[..i];
         match &row.trigger {
             Trigger::Event(event) => {
                 let unguarded = earlier.iter().find(|r| {
-                    r.from.value == row.from.value
-                        && r.event().is_some_and(|e| e.value == event.value)
-                        && r.guard.is_none()
+                    r.event().is_some_and(|e| e.value == event.value) && r.guard.is_none()
                 });
                 if let Some(shadow) = unguarded {
                     same_trigger(cx, row, shadow, &format!("on {}", event.value), event.span);
@@ -226,10 +228,7 @@ fn rows(cx: &Ctxt, fsm: &FsmDef) {
                         .help("give a positive duration such as `500ms` or `30s`, or use an event row"),
                     );
                 }
-                if let Some(first) = earlier
-                    .iter()
-                    .find(|r| r.from.value == row.from.value && r.after().is_some())
-                {
+                if let Some(first) = earlier.iter().find(|r| r.after().is_some()) {
                     cx.push(
                         Diagnostic::error(
                             codes::FSM_TWO_AFTERS,
@@ -287,8 +286,13 @@ fn reachability(cx: &Ctxt, fsm: &FsmDef, states: &[&Name]) {
         states.iter().map(|s| (s.value.as_str(), false)).collect();
     let mut queue = VecDeque::from([initial.value.as_str()]);
     reached.insert(&initial.value, true);
+    let by_state = fsm.rows_by_state();
+    let mut terminals = std::collections::HashSet::new();
+    for t in &fsm.terminals {
+        terminals.insert(t.state.value.as_str());
+    }
     while let Some(state) = queue.pop_front() {
-        for row in fsm.rows.iter().filter(|r| r.from.value == state) {
+        for row in by_state.get(state).into_iter().flatten() {
             let seen = reached.entry(row.to.value.as_str()).or_insert(false);
             if !*seen {
                 *seen = true;
@@ -325,8 +329,8 @@ fn reachability(cx: &Ctxt, fsm: &FsmDef, states: &[&Name]) {
                 .help(help),
             );
         }
-        let terminal = fsm.terminal(&state.value).is_some();
-        if !terminal && fsm.rows_from(&state.value).next().is_none() {
+        let terminal = terminals.contains(state.value.as_str());
+        if !terminal && !by_state.contains_key(state.value.as_str()) {
             cx.push(
                 Diagnostic::error(
                     codes::FSM_DEAD_END,

@@ -3,6 +3,7 @@
 
 mod action;
 mod agent;
+mod ai;
 pub mod codes;
 mod ctxt;
 mod diagnostic;
@@ -22,7 +23,7 @@ pub use file::type_text;
 pub use names::{is_identifier, is_keyword};
 pub use routes::check_pattern;
 
-use crate::model::{ActionDef, AgentDef, BtDef};
+use crate::model::{ActionDef, AgentDef, BehaviorDef, BtDef};
 
 /// Checks an agent: `Ok(warnings)` or `Err(all diagnostics)`.
 pub fn agent(def: &AgentDef) -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
@@ -38,10 +39,13 @@ pub fn bt(def: &BtDef) -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
     cx.finish()
 }
 
-/// Checks every agent of a `.agent` file: `Ok(warnings)` or `Err(all diagnostics)`.
-pub fn file(agents: &[AgentDef]) -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
+/// Checks every agent and behaviour of a `.agent` file: `Ok(warnings)` or `Err(all diagnostics)`.
+pub fn file(
+    agents: &[AgentDef],
+    behaviors: &[BehaviorDef],
+) -> Result<Vec<Diagnostic>, Vec<Diagnostic>> {
     let cx = Ctxt::new();
-    file::check_file(&cx, agents);
+    file::check_file(&cx, agents, behaviors);
     cx.finish()
 }
 

@@ -29,9 +29,11 @@ pub fn agent_with_behaviors(def: &AgentDef, behaviors: &[BehaviorDef]) -> TokenS
         }
         Some(StrategyDef::Fsm(_)) => quote!(#krate::Fsm),
         Some(StrategyDef::BehaviorTree(_)) => quote!(#krate::BehaviorTree),
+        Some(StrategyDef::Ai(ai)) => super::ai::strategy_type(ai.kind, &krate),
     };
     let strategy_items = match def.strategy.get() {
         Some(StrategyDef::Fsm(machine)) => super::fsm::fsm(def, machine, &krate),
+        Some(StrategyDef::Ai(ai)) => super::ai::ai(def, ai, &krate),
         Some(StrategyDef::BehaviorTree(tree)) => {
             super::tree::agent_tree(def, tree, behaviors, &krate)
         }
@@ -51,9 +53,14 @@ pub fn agent_with_behaviors(def: &AgentDef, behaviors: &[BehaviorDef]) -> TokenS
                 ::core::option::Option::Some(::core::time::Duration::from_millis(#ms));
         }
     });
-    let action_paths: Vec<&syn::Path> = def.actions.iter().map(|a| &a.path.value).collect();
-    let action_names: Vec<&str> = def.actions.iter().map(|a| a.name.value.as_str()).collect();
-    let action_count = def.actions.len();
+    let ai = match def.strategy.get() {
+        Some(StrategyDef::Ai(ai)) => Some(&**ai),
+        _ => None,
+    };
+    let action_refs = super::ai::action_refs(def, ai);
+    let action_paths: Vec<&syn::Path> = action_refs.iter().map(|a| &a.path.value).collect();
+    let action_names: Vec<&str> = action_refs.iter().map(|a| a.name.value.as_str()).collect();
+    let action_count = action_refs.len();
     let indices = 0..action_count;
 
     let route_count = def.routes.len();
@@ -92,6 +99,8 @@ pub fn agent_with_behaviors(def: &AgentDef, behaviors: &[BehaviorDef]) -> TokenS
                 &ACTIONS
             }
 
+            // An agent without actions has a match with only `_` and an unused table.
+            #[allow(clippy::match_single_binding, unused_variables)]
             fn action(name: &str) -> ::core::option::Option<&'static #krate::ActionEntry<Self>> {
                 let actions = <Self as #krate::AgentSpec>::actions();
                 match name {

@@ -3,6 +3,7 @@
 
 mod action;
 mod agent;
+mod ai;
 mod fsm;
 mod state;
 pub mod tree;
@@ -30,11 +31,15 @@ pub fn ident(name: &str, span: Span) -> syn::Ident {
     syn::Ident::new(name, span.to_proc_macro())
 }
 
-/// Everything a `.agent` file's agents generate: each state struct, then its `AgentSpec` impl.
-pub fn file(agents: &[crate::model::AgentDef]) -> TokenStream {
+/// Everything a `.agent` file's agents generate: each state struct, then its `AgentSpec` impl
+/// (trees inline the file's `behaviors`).
+pub fn file(
+    agents: &[crate::model::AgentDef],
+    behaviors: &[crate::model::BehaviorDef],
+) -> TokenStream {
     let items = agents.iter().map(|def| {
         let state = state_struct(def);
-        let spec = agent(def);
+        let spec = agent_with_behaviors(def, behaviors);
         quote!(#state #spec)
     });
     quote!(#(#items)*)

@@ -89,6 +89,8 @@ pub enum StrategyDef {
     Fsm(FsmDef),
     /// A behaviour tree: `strategy = BehaviorTree, tree = ...` / `strategy behavior ...`.
     BehaviorTree(TreeStrategyDef),
+    /// An AI strategy: `strategy = React, model = "fast", tools = [..]` / `strategy react { .. }`.
+    Ai(Box<super::ai::AiDef>),
 }
 
 impl StrategyDef {
@@ -99,6 +101,7 @@ impl StrategyDef {
             StrategyDef::Custom(_) => "custom",
             StrategyDef::Fsm(_) => "Fsm",
             StrategyDef::BehaviorTree(_) => "BehaviorTree",
+            StrategyDef::Ai(ai) => ai.kind.keyword(),
         }
     }
 }

@@ -5,6 +5,7 @@
 
 mod action;
 mod agent;
+mod ai;
 mod fsm;
 mod literal;
 mod route;
@@ -14,6 +15,7 @@ mod tree;
 
 pub use action::{ActionDef, ActionParam, ExecSettings, ParamKind};
 pub use agent::{ActionRef, AgentDef, Field, StateDef, StrategyDef};
+pub use ai::{AiDef, AiKind};
 pub use fsm::{
     FsmDef, HookDef, HookKind, RowDef, TerminalDef, TerminalKind, Trigger, event_variant,
 };

@@ -4,7 +4,7 @@ use pest::iterators::Pair;
 
 use super::literal::{duration, literal, name, path, rust_type, string};
 use super::routes::routes;
-use super::{Rule, children, span, unsupported};
+use super::{Rule, children, span};
 use crate::check::Ctxt;
 use crate::model::{ActionRef, AgentDef, Field, FileId, StateDef, StrategyDef};
 
@@ -72,29 +72,10 @@ fn strategy(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> Option<StrategyDef
     match inner.as_rule() {
         Rule::strategy_direct => Some(StrategyDef::Direct),
         Rule::strategy_fsm => Some(StrategyDef::Fsm(super::fsm::fsm(cx, file, inner))),
-        Rule::strategy_behavior => {
-            cx.push(unsupported(
-                file,
-                &inner,
-                "`strategy behavior` is not supported in `.agent` files yet",
-                "behaviour-tree agents land with the tree model; use `strategy direct` meanwhile",
-            ));
-            None
-        }
-        Rule::strategy_ai => {
-            let kind = inner
-                .clone()
-                .into_inner()
-                .next()
-                .map_or("react", |k| k.as_str());
-            cx.push(unsupported(
-                file,
-                &inner,
-                &format!("`strategy {kind}` is not supported in `.agent` files yet"),
-                "AI strategies land with the AI model; use `strategy direct` meanwhile",
-            ));
-            None
-        }
+        Rule::strategy_behavior => Some(StrategyDef::BehaviorTree(super::tree::strategy(
+            cx, file, inner,
+        ))),
+        Rule::strategy_ai => super::ai::ai(cx, file, inner).map(|ai| StrategyDef::Ai(Box::new(ai))),
         _ => None,
     }
 }

@@ -91,6 +91,17 @@ pub fn syntax_error(file: FileId, source: &str, error: &Error<Rule>) -> Diagnost
             add(format!("`{token}`"), keyword);
         }
     }
+    // Seventeen node keywords say less than "a tree node".
+    let node_word = rule_words(Rule::node)
+        .map(|(w, _)| w.to_string())
+        .unwrap_or_default();
+    let is_node_keyword = |w: &String| NODE_KEYWORDS.iter().any(|k| w.trim_matches('`') == *k);
+    if expected.iter().filter(|w| is_node_keyword(w)).count() >= 3 {
+        expected.retain(|w| !is_node_keyword(w));
+        if !expected.contains(&node_word) {
+            expected.push(node_word);
+        }
+    }
     expected.sort_by_key(|w| (!w.starts_with('`'), w.clone()));
 
     let (found, span) = match token_at(source, at) {
@@ -130,6 +141,27 @@ pub fn syntax_error(file: FileId, source: &str, error: &Error<Rule>) -> Diagnost
         })
         .maybe_help(help)
 }
+
+/// The keywords that start a tree node.
+const NODE_KEYWORDS: &[&str] = &[
+    "sequence",
+    "reactive_sequence",
+    "selector",
+    "reactive_selector",
+    "parallel",
+    "invert",
+    "force_success",
+    "force_failure",
+    "run_once",
+    "repeat",
+    "retry",
+    "timeout",
+    "delay",
+    "action",
+    "condition",
+    "wait",
+    "subtree",
+];
 
 /// Tokens pest records that say nothing to a user: whitespace and comment openers, pieces of
 /// numbers and names.

@@ -129,6 +129,29 @@ pub fn int(cx: &Ctxt, file: FileId, pair: &Pair<'_, Rule>, what: &str) -> Option
     }
 }
 
+/// A non-negative integer that fits `u32` (counts: `repeat(3)`, `max_tokens 512`).
+pub fn count(cx: &Ctxt, file: FileId, pair: &Pair<'_, Rule>, what: &str) -> Option<Spanned<u32>> {
+    let value = int(cx, file, pair, what)?;
+    match u32::try_from(value.value) {
+        Ok(n) => Some(Spanned::new(n, value.span)),
+        Err(_) => {
+            cx.push(
+                Diagnostic::error(
+                    codes::BAD_LITERAL,
+                    value.span,
+                    format!(
+                        "{what} must be between 0 and {}, found `{}`",
+                        u32::MAX,
+                        value.value
+                    ),
+                )
+                .label("out of range"),
+            );
+            None
+        }
+    }
+}
+
 /// A `duration` pair (`500ms`, `2s`, `30m`, `1h`).
 pub fn duration(cx: &Ctxt, file: FileId, pair: &Pair<'_, Rule>) -> Option<Spanned<DurationMs>> {
     match DurationMs::parse(pair.as_str()) {

@@ -7,18 +7,20 @@
 //! number or duration, a bad escape) and keeps going, so one run shows every mistake.
 
 mod agent;
+mod ai;
 mod errors;
 pub mod format;
 mod fsm;
 pub mod lexer;
 mod literal;
 mod routes;
+mod tree;
 
 use pest::Parser as _;
 use pest::iterators::Pair;
 
 use crate::check::{Ctxt, Diagnostic};
-use crate::model::{AgentDef, FileId, Span};
+use crate::model::{AgentDef, BehaviorDef, FileId, Span};
 
 mod grammar {
     #![allow(missing_docs)] // pest_derive generates the `Rule` enum undocumented.
@@ -36,6 +38,8 @@ pub use grammar::{AgentParser, Rule};
 pub struct FileDef {
     /// Its agents, in order.
     pub agents: Vec<AgentDef>,
+    /// Its behaviours, in order: the trees `strategy behavior` and `subtree` may name.
+    pub behaviors: Vec<BehaviorDef>,
 }
 
 /// Parses and lowers one file. `Err` holds every syntax and lowering diagnostic.
@@ -60,12 +64,9 @@ pub fn parse_partial(
         match item.as_rule() {
             Rule::agent => def.agents.push(agent::agent(&cx, file, item)),
             Rule::behavior => {
-                cx.push(unsupported(
-                    file,
-                    &item,
-                    "`behavior` items are not supported yet",
-                    "behaviour trees land with the tree model; use `strategy direct` meanwhile",
-                ));
+                if let Some(behavior) = tree::behavior(&cx, file, item) {
+                    def.behaviors.push(behavior);
+                }
             }
             _ => {}
         }
@@ -84,10 +85,18 @@ pub fn parse_tree(file: FileId, source: &str) -> Result<Pair<'_, Rule>, Vec<Diag
     if let Err(diagnostic) = lexer::tokenize(file, source) {
         return Err(vec![*diagnostic]);
     }
-    pest::set_error_detail(true);
     match AgentParser::parse(Rule::file, source) {
         Ok(mut pairs) => Ok(pairs.next().expect("the `file` rule yields one pair")),
-        Err(error) => Err(vec![errors::syntax_error(file, source, &error)]),
+        Err(_) => {
+            // Tracking what was expected where doubles parsing time, so only a file that failed
+            // is parsed again with it. The switch is process-wide and only ever turned on, so
+            // concurrent parses never lose it.
+            pest::set_error_detail(true);
+            match AgentParser::parse(Rule::file, source) {
+                Ok(mut pairs) => Ok(pairs.next().expect("the `file` rule yields one pair")),
+                Err(error) => Err(vec![errors::syntax_error(file, source, &error)]),
+            }
+        }
     }
 }
 
@@ -158,21 +167,4 @@ pub(crate) fn is_keyword(rule: Rule) -> bool {
 /// The children of a pair, keywords left out.
 pub(crate) fn children<'a>(pair: Pair<'a, Rule>) -> impl Iterator<Item = Pair<'a, Rule>> {
     pair.into_inner().filter(|p| !is_keyword(p.as_rule()))
-}
-
-/// A "not supported yet" diagnostic at the keyword that starts `pair`.
-pub(crate) fn unsupported(
-    file: FileId,
-    pair: &Pair<'_, Rule>,
-    message: &str,
-    help: &str,
-) -> Diagnostic {
-    let head = pair
-        .clone()
-        .into_inner()
-        .next()
-        .map_or_else(|| span(file, pair), |p| span(file, &p));
-    Diagnostic::error(crate::check::codes::UNSUPPORTED, head, message)
-        .label("not supported yet")
-        .help(help)
 }

@@ -21,10 +21,25 @@ pub const OPTIONS: &[&str] = &[
     "crate",
     "transitions",
     "tree",
+    // The AI strategies' options (`tokens/ai.rs`).
+    "model",
+    "system",
+    "tools",
+    "max_iterations",
+    "temperature",
+    "max_tokens",
+    "hooks",
 ];
 
 /// The strategies `strategy = ...` accepts (besides `custom(Path)`).
-pub const STRATEGIES: &[&str] = &["Direct", "Fsm", "BehaviorTree"];
+pub const STRATEGIES: &[&str] = &[
+    "Direct",
+    "Fsm",
+    "BehaviorTree",
+    "React",
+    "ChainOfThought",
+    "ChainOfDraft",
+];
 
 /// Reads `#[agent(attr)]` on `item`. `item` must be a non-generic struct.
 pub fn agent(attr: TokenStream, item: &syn::Item) -> syn::Result<AgentDef> {
@@ -44,6 +59,7 @@ pub fn agent(attr: TokenStream, item: &syn::Item) -> syn::Result<AgentDef> {
     let mut def = AgentDef::new(name, StateDef::External);
     let mut transitions = None;
     let mut tree = None;
+    let mut ai = super::ai::AiOptions::default();
     let parser = |input: ParseStream<'_>| {
         options(input, |key, input| {
             if key.value == "transitions" {
@@ -52,12 +68,16 @@ pub fn agent(attr: TokenStream, item: &syn::Item) -> syn::Result<AgentDef> {
             if key.value == "tree" {
                 return super::tree::tree_option(&mut tree, key, input);
             }
+            if super::ai::is_option(&key.value) {
+                return super::ai::option(&mut ai, key, input);
+            }
             option(&mut def, key, input)
         })
     };
     parser.parse2(attr)?;
     super::fsm::attach(&mut def, transitions)?;
     super::tree::attach(&mut def, tree)?;
+    super::ai::attach(&mut def, ai)?;
     if !def.description.is_set()
         && let Some(doc) = common::doc_summary(&item.attrs)
     {
@@ -140,6 +160,12 @@ fn strategy(input: ParseStream<'_>) -> syn::Result<StrategyDef> {
             tree: None,
             span: span.into(),
         })),
+        "React" | "ChainOfThought" | "ChainOfDraft" => {
+            let kind = crate::model::AiKind::from_keyword(&name.value).expect("matched above");
+            Ok(StrategyDef::Ai(Box::new(crate::model::AiDef::new(
+                kind, span,
+            ))))
+        }
         "custom" => {
             let content;
             parenthesized!(content in input);

@@ -4,6 +4,7 @@
 
 mod action;
 mod agent;
+pub mod ai;
 pub mod common;
 mod fsm;
 mod routes;

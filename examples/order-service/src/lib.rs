@@ -8,7 +8,115 @@
 pub mod agents {
     // The `.agent` file names actions and guards by path; they resolve here.
     pub use super::actions::*;
+    pub use super::helpdesk::*;
+    pub use super::patrol::*;
     stratagem::include_agents!("order");
+    stratagem::include_agents!("patrol");
+    stratagem::include_agents!("helpdesk");
+}
+
+/// The helpdesk's tools (`agents/helpdesk.agent`).
+pub mod helpdesk {
+    use super::agents::Helpdesk;
+    use stratagem::prelude::*;
+
+    /// Which order.
+    #[derive(Debug, Deserialize, JsonSchema)]
+    pub struct Lookup {
+        /// The order's number.
+        pub id: u32,
+    }
+
+    /// Looks an order up (here: every odd order is late).
+    #[action]
+    pub fn lookup_order(_desk: &Helpdesk, lookup: Lookup) -> Outcome {
+        let status = if lookup.id % 2 == 1 {
+            "late"
+        } else {
+            "on time"
+        };
+        Outcome::new().reply(json!({"id": lookup.id, "status": status}))
+    }
+
+    /// A ticket to open.
+    #[derive(Debug, Deserialize, JsonSchema)]
+    pub struct Ticket {
+        /// What it is about.
+        pub subject: String,
+    }
+
+    /// Opens a ticket.
+    #[action]
+    pub fn open_ticket(desk: &mut Helpdesk, ticket: Ticket) -> Outcome {
+        desk.tickets.push(ticket.subject);
+        Outcome::new().reply(json!({"ticket": desk.tickets.len()}))
+    }
+}
+
+/// The sentry's actions and condition (`agents/patrol.agent`).
+pub mod patrol {
+    use super::agents::Sentry;
+    use stratagem::prelude::*;
+
+    /// The condition of the patrol's selector.
+    pub fn battery_ok(sentry: &Sentry) -> bool {
+        sentry.battery >= 20
+    }
+
+    /// Charges 40% per tick until full.
+    #[action]
+    pub fn recharge(sentry: &mut Sentry) -> stratagem::bt::Status {
+        sentry.battery = sentry.battery.saturating_add(40).min(100);
+        sentry.log.push(format!("charged to {}", sentry.battery));
+        if sentry.battery == 100 {
+            stratagem::bt::Status::Success
+        } else {
+            stratagem::bt::Status::Running
+        }
+    }
+
+    /// The next target: four steps ahead.
+    #[action]
+    pub fn pick_target(sentry: &mut Sentry) {
+        sentry.target = Some(sentry.position + 4);
+    }
+
+    /// How fast to move.
+    #[derive(Debug, Deserialize, JsonSchema)]
+    pub struct Move {
+        /// Steps per tick.
+        pub speed: i32,
+    }
+
+    /// Moves towards the target, `speed` steps per tick, 5% battery per tick.
+    #[action]
+    pub fn move_to(
+        sentry: &mut Sentry,
+        params: Move,
+    ) -> Result<stratagem::bt::Status, ActionError> {
+        let target = sentry.target.ok_or_else(|| ActionError::new("no target"))?;
+        sentry.position = (sentry.position + params.speed).min(target);
+        sentry.battery = sentry.battery.saturating_sub(5);
+        if sentry.position < target {
+            return Ok(stratagem::bt::Status::Running);
+        }
+        sentry.visited += 1;
+        sentry.target = None;
+        Ok(stratagem::bt::Status::Success)
+    }
+
+    /// A note to log.
+    #[derive(Debug, Deserialize, JsonSchema)]
+    pub struct Note {
+        /// What to write.
+        pub note: String,
+    }
+
+    /// Writes a note.
+    #[action]
+    pub fn report(sentry: &mut Sentry, params: Note) {
+        sentry.log.push(params.note);
+    }
 }
 
 /// The actions and guards the agents use. They take the generated state types.

@@ -7,7 +7,7 @@ use agent_dsl::build::{check_source, compile_source, pretty};
 use agent_dsl::check::Diagnostic;
 use agent_dsl::graph;
 use agent_dsl::model::FileId;
-use agent_dsl::model::{FsmDef, StrategyDef};
+use agent_dsl::model::{FsmDef, NodeDef, StrategyDef, TreeRef, find_behavior};
 use agent_dsl::report::{self, Sources};
 use agent_dsl::syntax;
 
@@ -173,15 +173,30 @@ fn graph(file: &Path, item: Option<&str>, format: GraphFormat, messages: Message
             return ERRORS;
         }
     };
-    // What can be drawn: FSM agents (and, once trees land, behaviours and tree agents).
-    let drawable: Vec<(&str, &FsmDef)> = def
-        .agents
-        .iter()
-        .filter_map(|a| match a.strategy.get() {
-            Some(StrategyDef::Fsm(fsm)) => Some((a.name.value.as_str(), fsm)),
-            _ => None,
-        })
-        .collect();
+    // What can be drawn: FSM agents, tree agents and behaviours.
+    let mut drawable: Vec<(&str, Drawable<'_>)> = Vec::new();
+    for agent in &def.agents {
+        let name = agent.name.value.as_str();
+        match agent.strategy.get() {
+            Some(StrategyDef::Fsm(fsm)) => drawable.push((name, Drawable::Fsm(fsm))),
+            Some(StrategyDef::BehaviorTree(tree)) => {
+                let root = match &tree.tree {
+                    Some(TreeRef::Inline(root)) => Some(root),
+                    Some(TreeRef::Behavior(b)) => {
+                        find_behavior(&def.behaviors, &b.value).map(|b| &b.root)
+                    }
+                    _ => None,
+                };
+                if let Some(root) = root {
+                    drawable.push((name, Drawable::Tree(root)));
+                }
+            }
+            _ => {}
+        }
+    }
+    for behavior in &def.behaviors {
+        drawable.push((behavior.name.value.as_str(), Drawable::Tree(&behavior.root)));
+    }
     let chosen = match item {
         Some(name) => match drawable.iter().find(|(n, _)| *n == name) {
             Some(found) => *found,
@@ -219,10 +234,23 @@ fn graph(file: &Path, item: Option<&str>, format: GraphFormat, messages: Message
             }
         },
     };
-    let (name, fsm) = chosen;
-    match format {
-        GraphFormat::Dot => print!("{}", graph::fsm::dot(name, fsm)),
-        GraphFormat::Mermaid => print!("{}", graph::fsm::mermaid(fsm)),
-    }
+    let text = match (chosen, format) {
+        ((name, Drawable::Fsm(fsm)), GraphFormat::Dot) => graph::fsm::dot(name, fsm),
+        ((_, Drawable::Fsm(fsm)), GraphFormat::Mermaid) => graph::fsm::mermaid(fsm),
+        ((name, Drawable::Tree(root)), GraphFormat::Dot) => {
+            graph::tree::dot(name, root, &def.behaviors)
+        }
+        ((_, Drawable::Tree(root)), GraphFormat::Mermaid) => {
+            graph::tree::mermaid(root, &def.behaviors)
+        }
+    };
+    print!("{text}");
     OK
+}
+
+/// Something `graph` can draw.
+#[derive(Clone, Copy)]
+enum Drawable<'a> {
+    Fsm(&'a FsmDef),
+    Tree(&'a NodeDef),
 }

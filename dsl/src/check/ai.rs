@@ -1,0 +1,128 @@
+//! AI strategy checks (E05xx): tools, model, limits, and options a strategy would ignore.
+
+use crate::model::{AiDef, AiKind};
+
+use super::codes;
+use super::ctxt::Ctxt;
+use super::diagnostic::Diagnostic;
+use super::settings::check_once;
+
+/// Checks an AI strategy's options, collecting every diagnostic in `cx`.
+pub fn check_ai(cx: &Ctxt, ai: &AiDef) {
+    check_once(cx, &ai.model, "model");
+    check_once(cx, &ai.system, "system");
+    check_once(cx, &ai.tools, "tools");
+    check_once(cx, &ai.max_iterations, "max_iterations");
+    check_once(cx, &ai.temperature, "temperature");
+    check_once(cx, &ai.max_tokens, "max_tokens");
+    check_once(cx, &ai.hooks, "hooks");
+
+    let tools = ai.tool_refs();
+    for (i, tool) in tools.iter().enumerate() {
+        if let Some(first) = tools[..i].iter().find(|t| t.name.value == tool.name.value) {
+            cx.push(
+                Diagnostic::error(
+                    codes::DUPLICATE_TOOL,
+                    tool.path.span,
+                    format!("tool `{}` is listed twice", tool.name.value),
+                )
+                .label("listed again here")
+                .secondary(first.path.span, "first listed")
+                .help("list each tool once; tools are named by their last path segment"),
+            );
+        }
+    }
+
+    if let Some(model) = ai.model.spanned()
+        && model.value.trim().is_empty()
+    {
+        cx.push(
+            Diagnostic::error(codes::EMPTY_MODEL, model.span, "the model name is empty")
+                .label("empty model alias")
+                .help("name a model alias from the host's model table, such as `\"fast\"` or `\"capable\"`"),
+        );
+    }
+
+    if let Some(n) = ai.max_iterations.spanned()
+        && !(1..=i64::from(u32::MAX)).contains(&n.value)
+    {
+        cx.push(
+            Diagnostic::error(
+                codes::MAX_ITERATIONS,
+                n.span,
+                format!(
+                    "`max_iterations` is {}; a request needs at least one LLM call",
+                    n.value
+                ),
+            )
+            .label("out of range")
+            .help(format!(
+                "use a count from 1 to {} (the default is 10)",
+                u32::MAX
+            )),
+        );
+    }
+
+    if let Some(t) = ai.temperature.spanned()
+        && !(0.0..=2.0).contains(&t.value)
+    {
+        cx.push(
+            Diagnostic::error(
+                codes::TEMPERATURE,
+                t.span,
+                format!("temperature {} is outside 0.0..=2.0", t.value),
+            )
+            .label("out of range")
+            .help("use a temperature from 0.0 (deterministic) to 2.0 (most random)"),
+        );
+    }
+
+    if let Some(n) = ai.max_tokens.spanned()
+        && !(1..=i64::from(u32::MAX)).contains(&n.value)
+    {
+        cx.push(
+            Diagnostic::error(
+                codes::MAX_TOKENS,
+                n.span,
+                format!(
+                    "`max_tokens` is {}; an answer needs at least one token",
+                    n.value
+                ),
+            )
+            .label("out of range")
+            .help(format!(
+                "use a count from 1 to {}, or leave `max_tokens` out",
+                u32::MAX
+            )),
+        );
+    }
+
+    if !ai.kind.uses_tools() {
+        let unused = [
+            ai.tools.spanned().map(|s| ("tools", s.span)),
+            ai.max_iterations
+                .spanned()
+                .map(|s| ("max_iterations", s.span)),
+        ];
+        for (option, span) in unused.into_iter().flatten() {
+            let strategy = match ai.kind {
+                AiKind::ChainOfThought => "Chain of Thought",
+                _ => "Chain of Draft",
+            };
+            cx.push(
+                Diagnostic::error(
+                    codes::AI_OPTION_UNUSED,
+                    span,
+                    format!(
+                        "`{option}` has no effect on `{}`: {strategy} makes one LLM call and calls no tools",
+                        ai.kind.keyword()
+                    ),
+                )
+                .label("never used")
+                .help(format!(
+                    "remove `{option}`, or use `React` (`strategy react` in `.agent` files) to let the model call tools"
+                )),
+            );
+        }
+    }
+}

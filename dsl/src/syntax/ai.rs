@@ -1,0 +1,62 @@
+//! `strategy react|cot|cod { ... }` -> [`AiDef`], the model `#[agent(strategy = React, ...)]`
+//! builds, so the E05xx checks and the generator run unchanged.
+
+use pest::iterators::Pair;
+
+use super::literal::{Number, int, number, path, string};
+use super::{Rule, children, span};
+use crate::check::Ctxt;
+use crate::model::{ActionRef, AiDef, AiKind, FileId};
+
+/// Lowers a `strategy_ai` pair.
+pub fn ai(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> Option<AiDef> {
+    let mut parts = pair.into_inner();
+    let kind_pair = parts.next()?;
+    let kind = AiKind::from_keyword(kind_pair.as_str())?;
+    let mut def = AiDef::new(kind, span(file, &kind_pair));
+    for part in parts {
+        let at = span(file, &part);
+        let rule = part.as_rule();
+        let Some(value) = children(part.clone()).next() else {
+            continue;
+        };
+        match rule {
+            Rule::ai_model => {
+                let text = string(cx, file, &value);
+                def.model.set(text.value, text.span);
+            }
+            Rule::ai_system => {
+                let text = string(cx, file, &value);
+                def.system.set(text.value, text.span);
+            }
+            Rule::ai_tools => {
+                let tools: Vec<ActionRef> = children(part)
+                    .filter_map(|p| path(cx, file, &p))
+                    .map(|(path, name)| ActionRef { path, name })
+                    .collect();
+                def.tools.set(tools, at);
+            }
+            Rule::ai_max_iterations => {
+                if let Some(n) = int(cx, file, &value, "`max_iterations`") {
+                    def.max_iterations.set(n.value, n.span);
+                }
+            }
+            Rule::ai_max_tokens => {
+                if let Some(n) = int(cx, file, &value, "`max_tokens`") {
+                    def.max_tokens.set(n.value, n.span);
+                }
+            }
+            Rule::ai_temperature => {
+                if let Some(n) = number(cx, file, &value) {
+                    let t = match n.value {
+                        Number::Int(i) => i as f64,
+                        Number::Float(f) => f,
+                    };
+                    def.temperature.set(t, n.span);
+                }
+            }
+            _ => {}
+        }
+    }
+    Some(def)
+}

@@ -1,0 +1,41 @@
+//! The example of LANGUAGE.md (`tests/valid/language.agent`, copied verbatim) is accepted, and
+//! `fmt` keeps its meaning: the formatted file lowers to the same model.
+
+use agent_dsl::build::check_source;
+use agent_dsl::model::FileId;
+use agent_dsl::syntax::{self, format::format};
+
+const LANGUAGE: &str = include_str!("valid/language.agent");
+
+#[test]
+fn the_language_example_is_accepted() {
+    let (def, warnings) = check_source(FileId(0), LANGUAGE).unwrap_or_else(|d| panic!("{d:#?}"));
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let agents: Vec<&str> = def.agents.iter().map(|a| a.name.value.as_str()).collect();
+    assert_eq!(agents, ["Order", "Sentry", "Clerk", "Helpdesk"]);
+    let behaviors: Vec<&str> = def
+        .behaviors
+        .iter()
+        .map(|b| b.name.value.as_str())
+        .collect();
+    assert_eq!(behaviors, ["Patrol", "Report"]);
+}
+
+#[test]
+fn formatting_keeps_the_meaning_and_every_comment() {
+    let formatted = format(FileId(0), LANGUAGE).unwrap();
+    assert_eq!(
+        format(FileId(0), &formatted).unwrap(),
+        formatted,
+        "idempotent"
+    );
+    let (before, _) = syntax::parse_partial(FileId(0), LANGUAGE).unwrap();
+    let (after, _) = syntax::parse_partial(FileId(0), &formatted).unwrap();
+    assert_eq!(before, after);
+    let comments = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter_map(|l| l.find("//").map(|i| l[i..].to_string()))
+            .collect()
+    };
+    assert_eq!(comments(LANGUAGE), comments(&formatted));
+}

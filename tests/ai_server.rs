@@ -1,0 +1,246 @@
+//! A ReAct agent under the agent server: model calls run in tasks, deltas reach subscribers
+//! with their request id, and a checkpoint taken after a tool round thaws and carries on
+//! without repeating the model calls already made.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use stratagem::ai::{
+    LanguageModel, LlmError, LlmRequest, LlmResponse, ModelTable, REQUEST_COMPLETED, ScriptedModel,
+};
+use stratagem::prelude::*;
+use stratagem::server::ServerError;
+use stratagem::store::MemoryStore;
+
+/// Files support tickets.
+#[agent(strategy = React, model = "fast", tools = [open_ticket], max_iterations = 4)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Desk {
+    tickets: Vec<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Ticket {
+    subject: String,
+}
+
+/// Opens a ticket.
+#[action]
+fn open_ticket(desk: &mut Desk, ticket: Ticket) -> Outcome {
+    desk.tickets.push(ticket.subject);
+    Outcome::new().reply(json!({"ticket": desk.tickets.len()}))
+}
+
+/// A scripted model whose calls from number `hang_from` on never answer (a model that is
+/// still thinking when the server is stopped).
+#[derive(Debug)]
+struct Gated {
+    script: ScriptedModel,
+    hang_from: usize,
+    calls: AtomicUsize,
+}
+
+impl LanguageModel for Gated {
+    fn name(&self) -> &str {
+        "gated"
+    }
+    fn generate(&self, request: LlmRequest) -> BoxFuture<'static, Result<LlmResponse, LlmError>> {
+        let n = self.calls.fetch_add(1, Ordering::SeqCst) + 1;
+        if n >= self.hang_from {
+            return Box::pin(std::future::pending());
+        }
+        self.script.generate(request)
+    }
+}
+
+fn table(model: Arc<dyn LanguageModel>) -> ModelTable {
+    ModelTable::new().alias("fast", model, "test-model")
+}
+
+async fn wait_for(server: &AgentServer<Desk>, what: impl Fn(&Snapshot) -> bool) -> Snapshot {
+    for _ in 0..500 {
+        let snapshot = server.snapshot().await.unwrap();
+        if what(&snapshot) {
+            return snapshot;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("the agent never got there: {:?}", server.snapshot().await);
+}
+
+#[tokio::test]
+async fn a_request_streams_deltas_to_subscribers_and_completes() {
+    let script = ScriptedModel::new()
+        .user("my printer is on fire")
+        .say("That needs a ticket.")
+        .call("open_ticket", json!({"subject": "printer on fire"}))
+        .answer("I opened ticket 1; please step away from the printer.");
+    let options = Options::default().models(table(Arc::new(script.clone())));
+    let server = AgentServer::start(Desk::new(), options).await.unwrap();
+    let mut events = server.subscribe();
+    let query = Signal::new(
+        "ai.query",
+        json!({"query": "my printer is on fire", "request_id": "req-1"}),
+    );
+    server.call(query).await.unwrap();
+    let done = server
+        .await_completion(Duration::from_secs(5))
+        .await
+        .unwrap();
+    assert_eq!(done.status, Status::Success);
+    assert_eq!(
+        done.result.as_ref().unwrap()["answer"],
+        "I opened ticket 1; please step away from the printer."
+    );
+    assert_eq!(server.state().await.unwrap().tickets, ["printer on fire"]);
+    script.assert_finished();
+
+    let mut deltas = Vec::new();
+    let mut types = Vec::new();
+    while let Ok(signal) = events.try_recv() {
+        if signal.signal_type == "ai.llm.delta" {
+            deltas.push(signal.data.clone());
+        }
+        types.push(signal.signal_type);
+    }
+    assert!(deltas.len() >= 4, "{deltas:?}");
+    assert!(
+        deltas.iter().all(|d| d["request_id"] == "req-1"),
+        "{deltas:?}"
+    );
+    let calls: std::collections::BTreeSet<String> = deltas
+        .iter()
+        .map(|d| d["call_id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        calls.into_iter().collect::<Vec<_>>(),
+        ["req-1/llm/1", "req-1/llm/2"]
+    );
+    let text: String = deltas
+        .iter()
+        .filter(|d| d["call_id"] == "req-1/llm/2" && d["delta"]["kind"] == "text")
+        .map(|d| d["delta"]["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        text,
+        "I opened ticket 1; please step away from the printer."
+    );
+    assert_eq!(
+        types.first().map(String::as_str),
+        Some("ai.request.started")
+    );
+    assert_eq!(types.last().map(String::as_str), Some(REQUEST_COMPLETED));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_checkpoint_after_a_tool_round_thaws_without_repeating_model_calls() {
+    let store = MemoryStore::new();
+    let first = Arc::new(Gated {
+        script: ScriptedModel::new()
+            .user("the printer is on fire")
+            .call("open_ticket", json!({"subject": "fire"})),
+        hang_from: 2,
+        calls: AtomicUsize::new(0),
+    });
+    let options = Options::default().models(table(first.clone()));
+    let server = AgentServer::start(Desk::new().with_id("desk-1"), options)
+        .await
+        .unwrap();
+    server
+        .cast(Signal::new(
+            "ai.query",
+            json!({"query": "the printer is on fire", "request_id": "r"}),
+        ))
+        .unwrap();
+    // The tool round is done and the second model call is in flight when we stop.
+    wait_for(&server, |s| s.details["awaiting_llm"] == "r/llm/2").await;
+    server.hibernate(&store).await.unwrap();
+    assert_eq!(first.calls.load(Ordering::SeqCst), 2);
+
+    let second = ScriptedModel::new().answer("Ticket 1 is open.");
+    let options = Options::default().models(table(Arc::new(second.clone())));
+    let thawed = AgentServer::<Desk>::thaw(&store, "desk-1", options)
+        .await
+        .unwrap();
+    let done = thawed
+        .await_completion(Duration::from_secs(5))
+        .await
+        .unwrap();
+    assert_eq!(done.result.as_ref().unwrap()["answer"], "Ticket 1 is open.");
+    assert_eq!(
+        done.result.as_ref().unwrap()["llm_calls"],
+        2,
+        "one call before, one after"
+    );
+    second.assert_finished();
+    let requests = second.requests();
+    assert_eq!(
+        requests.len(),
+        1,
+        "only the call that was in flight is made again"
+    );
+    let tool = requests[0]
+        .messages
+        .iter()
+        .find(|m| m.role == stratagem::ai::Role::Tool)
+        .unwrap();
+    assert_eq!(
+        tool.content, r#"{"ticket":1}"#,
+        "the conversation came back from the checkpoint"
+    );
+    assert_eq!(
+        thawed.state().await.unwrap().tickets,
+        ["fire"],
+        "the tool did not run again"
+    );
+    thawed.stop().await;
+}
+
+#[tokio::test]
+async fn an_unknown_model_alias_fails_at_start_with_the_known_ones() {
+    let script: Arc<dyn LanguageModel> = Arc::new(ScriptedModel::new());
+    let options = Options::default().models(ModelTable::new().alias("capable", script, "m"));
+    let err = AgentServer::start(Desk::new(), options).await.unwrap_err();
+    let ServerError::InvalidOptions { message } = &err else {
+        panic!("{err:?}")
+    };
+    assert_eq!(
+        message,
+        "agent `Desk`: unknown model alias `fast`; known aliases: `capable`"
+    );
+    let err = AgentServer::start(Desk::new(), Options::default())
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("no model table"), "{err}");
+}
+
+#[tokio::test]
+async fn a_second_query_while_busy_is_refused() {
+    let gated = Arc::new(Gated {
+        script: ScriptedModel::new(),
+        hang_from: 1,
+        calls: AtomicUsize::new(0),
+    });
+    let server = AgentServer::start(Desk::new(), Options::default().models(table(gated)))
+        .await
+        .unwrap();
+    server
+        .call(Signal::new("ai.query", json!("first")))
+        .await
+        .unwrap();
+    let outcome = server
+        .call(Signal::new("ai.query", json!("second")))
+        .await
+        .unwrap();
+    let error = outcome.errors().next().unwrap().to_string();
+    assert!(error.contains("busy"), "{error}");
+    let cancelled = server
+        .call(Signal::new("ai.cancel", json!(null)))
+        .await
+        .unwrap();
+    assert_eq!(cancelled.snapshot.status, Status::Failure);
+    server.stop().await;
+}
