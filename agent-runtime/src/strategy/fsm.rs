@@ -9,7 +9,8 @@
 //!   state becomes the target. The three actions run on one draft of the state, committed only
 //!   if all succeed, so a failing (or panicking) action leaves state and FSM position unchanged;
 //! - no row is [`AgentError::InvalidTransition`], all guards false is
-//!   [`AgentError::GuardRejected`]; either way the agent is unchanged;
+//!   [`AgentError::GuardRejected`], a guard that cannot read the event's parameters is
+//!   [`AgentError::GuardFailed`]; either way the agent is unchanged;
 //! - entering a state with an `after D` row arms a `Schedule` directive carrying the state and
 //!   the entry's generation; a timer whose generation is not the current one is stale and ignored;
 //! - terminal states snapshot as `Success` (or `Failure`), `done`; before the first transition the
@@ -26,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::{Dispatch, Strategy, complete_action, dispatch_action};
-use crate::action::{Outcome, SyncAction, decode_params};
+use crate::action::{Outcome, SyncAction};
 use crate::agent::{Agent, AgentSpec, Command};
 use crate::directive::Directive;
 use crate::error::{ActionError, AgentError, ErrorContext};
@@ -94,16 +95,27 @@ pub trait FsmSpec: AgentSpec<Strategy = Fsm> {
     fn accepted(state: Self::State) -> &'static [Self::Event];
 
     /// The rows of `(from, event)`, tried in declaration order against `agent`'s state and the
-    /// event's parameters.
+    /// event's parameters: the row that fires, by its index in declaration order. A guard that
+    /// cannot read the parameters leaves its error in `failed`.
     fn transition(
         agent: &Self,
         from: Self::State,
         event: Self::Event,
         params: &Value,
-    ) -> Transition<Self>;
+        failed: &mut Option<GuardError>,
+    ) -> Step;
 
     /// The `after` row of `from`, fired by its timer (its guards see `null` parameters).
-    fn timeout(agent: &Self, from: Self::State) -> Transition<Self>;
+    fn timeout(agent: &Self, from: Self::State, failed: &mut Option<GuardError>) -> Step;
+
+    /// The target state of row `row`.
+    fn row_target(row: u32) -> Self::State;
+
+    /// The `do` action of row `row`.
+    fn row_action(row: u32) -> Option<FsmAction<Self>>;
+
+    /// The guards of the rows of `(from, event)` (`None`: the `after` rows), in order.
+    fn guards(from: Self::State, event: Option<Self::Event>) -> &'static [&'static str];
 
     /// The delay of `state`'s `after` row, armed on entry.
     fn after(state: Self::State) -> Option<Duration>;
@@ -118,29 +130,27 @@ pub trait FsmSpec: AgentSpec<Strategy = Fsm> {
     fn end(state: Self::State) -> Option<End>;
 }
 
-/// What the rows of a `(state, event)` decided.
-pub enum Transition<S: FsmSpec> {
-    /// A row fired: go to `to`, running `action` on the way.
-    Fire {
-        /// The target state.
-        to: S::State,
-        /// The row's `do` action.
-        action: Option<FsmAction<S>>,
-    },
+/// What the rows of a `(state, event)` decided. Four bytes, returned in a register: for rows
+/// without guards the generated `match` compiles to a table lookup, as a hand-written one does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Step {
+    /// This row (its index in declaration order) fires.
+    Fire(u32),
     /// There are rows, but no guard holds.
-    Rejected {
-        /// The guards tried, in order.
-        guards: &'static [&'static str],
-    },
+    Rejected,
     /// No row.
     Invalid,
-    /// A guard could not read the event's parameters.
-    BadParams {
-        /// The guard.
-        guard: &'static str,
-        /// Why.
-        error: ActionError,
-    },
+    /// A guard could not read the event's parameters (the error is in the `failed` slot).
+    GuardFailed,
+}
+
+/// A guard that could not run: its name and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GuardError {
+    /// The guard.
+    pub guard: &'static str,
+    /// Why it could not run (its parameters did not deserialize).
+    pub error: ActionError,
 }
 
 /// A guard: `fn(&S) -> bool`, or `fn(&S, P) -> bool` whose `P` is read from the event's
@@ -164,28 +174,7 @@ impl<S, F: Fn(&S) -> bool> Guard<S, ()> for F {
 
 impl<S, P: DeserializeOwned, F: Fn(&S, P) -> bool> Guard<S, (P,)> for F {
     fn check(&self, name: &'static str, state: &S, params: &Value) -> Result<bool, ActionError> {
-        Ok(self(state, decode_params::<P>(name, params.clone())?))
-    }
-}
-
-impl<S: FsmSpec> fmt::Debug for Transition<S> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Transition::Fire { to, action } => f
-                .debug_struct("Fire")
-                .field("to", to)
-                .field("action", &action.map(|a| a.name))
-                .finish(),
-            Transition::Rejected { guards } => {
-                f.debug_struct("Rejected").field("guards", guards).finish()
-            }
-            Transition::Invalid => f.write_str("Invalid"),
-            Transition::BadParams { guard, error } => f
-                .debug_struct("BadParams")
-                .field("guard", guard)
-                .field("error", error)
-                .finish(),
-        }
+        Ok(self(state, decode::<P>(name, params)?))
     }
 }
 
@@ -195,7 +184,7 @@ pub struct FsmAction<S> {
     /// The action's name.
     pub name: &'static str,
     /// Runs it with JSON parameters.
-    pub run: fn(&mut S, Value) -> Result<Outcome, ActionError>,
+    pub run: fn(&mut S, &Value) -> Result<Outcome, ActionError>,
 }
 
 impl<S> Clone for FsmAction<S> {
@@ -217,8 +206,20 @@ impl<S: 'static> FsmAction<S> {
     }
 }
 
-fn run_json<S, A: SyncAction<S>>(state: &mut S, params: Value) -> Result<Outcome, ActionError> {
-    A::run(state, decode_params::<A::Params>(A::NAME, params)?)
+fn run_json<S, A: SyncAction<S>>(state: &mut S, params: &Value) -> Result<Outcome, ActionError> {
+    A::run(state, decode::<A::Params>(A::NAME, params)?)
+}
+
+/// [`decode_params`](crate::action::decode_params) from a borrowed value: the parameters stay
+/// where they are (a signal's data, `null` for a typed event) instead of moving through every
+/// call of a transition.
+fn decode<P: DeserializeOwned>(name: &str, params: &Value) -> Result<P, ActionError> {
+    match P::deserialize(params) {
+        Ok(p) => Ok(p),
+        Err(first) if params.is_null() => P::deserialize(&Value::Object(Default::default()))
+            .map_err(|_| ActionError::invalid_params(name, first)),
+        Err(e) => Err(ActionError::invalid_params(name, e)),
+    }
 }
 
 /// The FSM's own state, kept (and checkpointed) inside the agent.
@@ -272,27 +273,39 @@ impl Fsm {
     /// Fires `event` with `params` (the typed API: what `agent.cmd(OrderEvent::Pay)` runs).
     ///
     /// On `Err` the agent is exactly as it was.
+    #[inline(always)]
     pub fn fire<S: FsmSpec>(
         agent: &mut Agent<S>,
         event: S::Event,
         params: Value,
     ) -> Result<Vec<Directive>, AgentError> {
         if agent.strategy_state().entered {
-            return fire(agent, event, params);
+            fire(agent, event, params)
+        } else {
+            fire_first(agent, event, params)
         }
-        // First command on a fresh agent: enter the initial state first. Keep a copy so that a
-        // rejected event leaves the agent as it was, entry included (this happens once).
-        let before = agent.clone();
-        let mut out = enter_initial(agent);
-        match fire(agent, event, params) {
-            Ok(directives) => {
-                out.extend(directives);
-                Ok(out)
-            }
-            Err(error) => {
-                *agent = before;
-                Err(error)
-            }
+    }
+}
+
+/// The first command on a fresh agent: enter the initial state first. A copy is kept so that
+/// a rejected event leaves the agent as it was, entry included (this happens once per agent).
+#[cold]
+#[inline(never)]
+fn fire_first<S: FsmSpec>(
+    agent: &mut Agent<S>,
+    event: S::Event,
+    params: Value,
+) -> Result<Vec<Directive>, AgentError> {
+    let before = agent.clone();
+    let mut out = enter_initial(agent);
+    match fire(agent, event, params) {
+        Ok(directives) => {
+            out.extend(directives);
+            Ok(out)
+        }
+        Err(error) => {
+            *agent = before;
+            Err(error)
         }
     }
 }
@@ -395,7 +408,7 @@ fn enter_initial<S: FsmSpec>(agent: &mut Agent<S>) -> Vec<Directive> {
     let initial = fsm.state;
     let mut out = Vec::new();
     if let Some(enter) = S::enter(initial) {
-        match run_actions(state, [Some((enter, Value::Null))]) {
+        match run_actions(state, None, Some(enter), &Value::Null, None) {
             Ok(directives) => out = directives,
             Err(error) => {
                 // Not entered: the next command tries again.
@@ -411,6 +424,7 @@ fn enter_initial<S: FsmSpec>(agent: &mut Agent<S>) -> Vec<Directive> {
     out
 }
 
+#[inline(always)]
 fn fire<S: FsmSpec>(
     agent: &mut Agent<S>,
     event: S::Event,
@@ -418,22 +432,45 @@ fn fire<S: FsmSpec>(
 ) -> Result<Vec<Directive>, AgentError> {
     let (state, fsm) = agent.parts_mut();
     let from = fsm.state;
-    match S::transition(state, from, event, &params) {
-        Transition::Fire { to, action } => take(state, fsm, to, action, params),
-        Transition::BadParams { guard, error } => Err(AgentError::GuardFailed {
+    let mut failed = None;
+    let result = match S::transition(state, from, event, &params, &mut failed) {
+        Step::Fire(row) => take(state, fsm, S::row_target(row), S::row_action(row), &params),
+        step => Err(refused::<S>(step, from, Some(event), failed)),
+    };
+    discard(params);
+    result
+}
+
+/// The error for a step that fired no row.
+#[cold]
+fn refused<S: FsmSpec>(
+    step: Step,
+    from: S::State,
+    event: Option<S::Event>,
+    failed: Option<GuardError>,
+) -> AgentError {
+    let event_name = || match event {
+        Some(event) => event.to_string(),
+        None => S::after(from).map_or_else(|| "after".to_string(), after_name),
+    };
+    match (step, failed) {
+        (Step::GuardFailed, Some(GuardError { guard, error })) => AgentError::GuardFailed {
             guard: guard.to_string(),
             error,
-        }),
-        Transition::Rejected { guards } => Err(AgentError::GuardRejected {
+        },
+        (Step::Rejected, _) => AgentError::GuardRejected {
             state: from.to_string(),
-            event: event.to_string(),
-            guards: guards.iter().map(ToString::to_string).collect(),
-        }),
-        Transition::Invalid => Err(AgentError::InvalidTransition {
+            event: event_name(),
+            guards: S::guards(from, event)
+                .iter()
+                .map(ToString::to_string)
+                .collect(),
+        },
+        _ => AgentError::InvalidTransition {
             state: from.to_string(),
-            event: event.to_string(),
+            event: event_name(),
             accepted: S::accepted(from).iter().map(ToString::to_string).collect(),
-        }),
+        },
     }
 }
 
@@ -448,29 +485,29 @@ fn on_timer<S: FsmSpec>(agent: &mut Agent<S>, params: Value) -> Result<Vec<Direc
         return Ok(Vec::new());
     }
     let from = fsm.state;
-    match S::timeout(state, from) {
-        Transition::Fire { to, action } => take(state, fsm, to, action, Value::Null),
-        Transition::Rejected { guards } => Err(AgentError::GuardRejected {
-            state: from.to_string(),
-            event: S::after(from).map_or_else(|| "after".to_string(), after_name),
-            guards: guards.iter().map(ToString::to_string).collect(),
-        }),
-        Transition::BadParams { guard, error } => Err(AgentError::GuardFailed {
-            guard: guard.to_string(),
-            error,
-        }),
+    let mut failed = None;
+    match S::timeout(state, from, &mut failed) {
+        Step::Fire(row) => take(
+            state,
+            fsm,
+            S::row_target(row),
+            S::row_action(row),
+            &Value::Null,
+        ),
         // A timer for a state without an `after` row (a checkpoint of an older machine).
-        Transition::Invalid => Ok(Vec::new()),
+        Step::Invalid => Ok(Vec::new()),
+        step => Err(refused::<S>(step, from, None, failed)),
     }
 }
 
 /// Takes a transition: exit, row action, entry on one draft; then the new position and timer.
+#[inline(always)]
 fn take<S: FsmSpec>(
     state: &mut S,
     fsm: &mut FsmState<S::State>,
     to: S::State,
     action: Option<FsmAction<S>>,
-    params: Value,
+    params: &Value,
 ) -> Result<Vec<Directive>, AgentError> {
     let from = fsm.state;
     let exit = S::exit(from);
@@ -478,14 +515,7 @@ fn take<S: FsmSpec>(
     let mut out = if exit.is_none() && action.is_none() && enter.is_none() {
         Vec::new()
     } else {
-        run_actions(
-            state,
-            [
-                exit.map(|a| (a, Value::Null)),
-                action.map(|a| (a, params)),
-                enter.map(|a| (a, Value::Null)),
-            ],
-        )?
+        run_actions(state, exit, action, params, enter)?
     };
     fsm.state = to;
     fsm.started = true;
@@ -499,28 +529,68 @@ fn take<S: FsmSpec>(
 
 /// Runs actions in order on one draft of `state`, applying each one's state operations before
 /// the next runs; commits only if every one succeeds.
-fn run_actions<S: AgentSpec, const N: usize>(
+fn run_actions<S: AgentSpec>(
     state: &mut S,
-    actions: [Option<(FsmAction<S>, Value)>; N],
+    exit: Option<FsmAction<S>>,
+    action: Option<FsmAction<S>>,
+    params: &Value,
+    enter: Option<FsmAction<S>>,
 ) -> Result<Vec<Directive>, AgentError> {
     let mut draft = state.clone();
     let mut out = Vec::new();
-    for (action, params) in actions.into_iter().flatten() {
-        let fail = |error| AgentError::Action {
-            action: action.name.to_string(),
-            error,
-        };
-        let outcome = catch_unwind(AssertUnwindSafe(|| (action.run)(&mut draft, params)))
-            .map_err(|payload| ActionError::panicked(action.name, payload.as_ref()))
-            .and_then(|result| result)
-            .map_err(fail)?;
-        apply_ops(&mut draft, &outcome.ops).map_err(fail)?;
-        out.extend(outcome.directives);
+    if let Some(exit) = exit {
+        run_one(&mut draft, exit, &Value::Null, &mut out)?;
+    }
+    if let Some(action) = action {
+        run_one(&mut draft, action, params, &mut out)?;
+    }
+    if let Some(enter) = enter {
+        run_one(&mut draft, enter, &Value::Null, &mut out)?;
     }
     *state = draft;
     Ok(out)
 }
 
+/// Runs one action on the draft (panics caught), applies its state operations, and collects
+/// its directives.
+#[inline]
+fn run_one<S: AgentSpec>(
+    draft: &mut S,
+    action: FsmAction<S>,
+    params: &Value,
+    out: &mut Vec<Directive>,
+) -> Result<(), AgentError> {
+    let fail = |error| AgentError::Action {
+        action: action.name.to_string(),
+        error,
+    };
+    let outcome = catch_unwind(AssertUnwindSafe(|| (action.run)(draft, params)))
+        .map_err(|payload| ActionError::panicked(action.name, payload.as_ref()))
+        .and_then(|result| result)
+        .map_err(fail)?;
+    if !outcome.ops.is_empty() {
+        apply_ops(draft, &outcome.ops).map_err(fail)?;
+    }
+    if out.is_empty() {
+        *out = outcome.directives;
+    } else {
+        out.extend(outcome.directives);
+    }
+    Ok(())
+}
+
+/// Drops parameters nobody takes; the usual `null` without a call to `Value`'s destructor,
+/// which matters on the hot path of a machine without actions.
+#[inline]
+fn discard(params: Value) {
+    if matches!(params, Value::Null) {
+        std::mem::forget(params);
+    } else {
+        drop(params);
+    }
+}
+
+#[cold]
 fn timer<S: FsmSpec>(state: S::State, generation: u64, delay: Duration) -> Directive {
     let data = serde_json::to_value(Timer { state, generation }).unwrap_or(Value::Null);
     Directive::Schedule {

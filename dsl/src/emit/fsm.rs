@@ -102,12 +102,23 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
         quote!(#state_ty::#variant => &[#(#event_ty::#accepted),*])
     });
 
+    // Rows are numbered in declaration order; `Step::Fire(n)` names row `n`.
+    let indexed: Vec<(u32, &RowDef)> = fsm
+        .rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (u32::try_from(i).unwrap_or(u32::MAX), r))
+        .collect();
+    let row_index: std::collections::HashMap<*const RowDef, u32> = indexed
+        .iter()
+        .map(|(i, r)| (std::ptr::from_ref(*r), *i))
+        .collect();
     let transition_arms = states.iter().flat_map(|state| {
         event_groups(&state.value).into_iter().map(|(i, rows)| {
             let event = events[i];
             let s = ident(&state.value, state.span);
             let e = ident(&event_variant(&event.value), event.span);
-            let body = guarded(&rows, &state_ty, &rt);
+            let body = guarded(&numbered(&row_index, &rows), &rt);
             quote!((#state_ty::#s, #event_ty::#e) => #body)
         })
     });
@@ -121,8 +132,47 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
             return None;
         }
         let s = ident(&state.value, state.span);
-        let body = guarded(&rows, &state_ty, &rt);
+        let body = guarded(&numbered(&row_index, &rows), &rt);
         Some(quote!(#state_ty::#s => #body))
+    });
+    let target_arms = indexed.iter().map(|(i, row)| {
+        let to = ident(&row.to.value, row.to.span);
+        quote!(#i => #state_ty::#to)
+    });
+    let action_arms = indexed.iter().filter_map(|(i, row)| {
+        let path = &row.action.as_ref()?.value;
+        Some(quote!(#i => ::core::option::Option::Some(#rt::FsmAction::<Self>::of::<#path>())))
+    });
+    let guard_list = |rows: Vec<&RowDef>| {
+        let names: Vec<String> = rows
+            .iter()
+            .filter_map(|r| r.guard.as_ref())
+            .map(|g| path_text(&g.value))
+            .collect();
+        quote!(&[#(#names),*])
+    };
+    let guards_arms = states.iter().flat_map(|state| {
+        let s = ident(&state.value, state.span);
+        let mut arms: Vec<TokenStream> = event_groups(&state.value)
+            .into_iter()
+            .filter(|(_, rows)| rows.iter().any(|r| r.guard.is_some()))
+            .map(|(i, rows)| {
+                let event = events[i];
+                let e = ident(&event_variant(&event.value), event.span);
+                let list = guard_list(rows);
+                quote!((#state_ty::#s, ::core::option::Option::Some(#event_ty::#e)) => #list)
+            })
+            .collect();
+        let timers: Vec<&RowDef> = rows_of(&state.value)
+            .iter()
+            .copied()
+            .filter(|r| r.after().is_some())
+            .collect();
+        if timers.iter().any(|r| r.guard.is_some()) {
+            let list = guard_list(timers);
+            arms.push(quote!((#state_ty::#s, ::core::option::Option::None) => #list));
+        }
+        arms
     });
     let after_arms = states.iter().filter_map(|state| {
         let row = rows_of(&state.value).iter().find(|r| r.after().is_some())?;
@@ -195,6 +245,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
 
         impl #krate::Command<#agent> for #event_ty {
             type Output = ::core::result::Result<::std::vec::Vec<#krate::Directive>, #krate::AgentError>;
+            #[inline]
             fn run(self, agent: &mut #krate::Agent<#agent>) -> Self::Output {
                 #krate::Fsm::fire(agent, self, #private::serde_json::Value::Null)
             }
@@ -223,19 +274,54 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
                 from: #state_ty,
                 event: #event_ty,
                 params: &#private::serde_json::Value,
-            ) -> #rt::Transition<Self> {
+                failed: &mut ::core::option::Option<#rt::GuardError>,
+            ) -> #rt::Step {
                 match (from, event) {
                     #(#transition_arms,)*
-                    _ => #rt::Transition::Invalid,
+                    _ => #rt::Step::Invalid,
                 }
             }
 
             #[allow(unreachable_patterns, unused_variables)]
-            fn timeout(agent: &Self, from: #state_ty) -> #rt::Transition<Self> {
+            fn timeout(
+                agent: &Self,
+                from: #state_ty,
+                failed: &mut ::core::option::Option<#rt::GuardError>,
+            ) -> #rt::Step {
                 let params = &#private::serde_json::Value::Null;
                 match from {
                     #(#timeout_arms,)*
-                    _ => #rt::Transition::Invalid,
+                    _ => #rt::Step::Invalid,
+                }
+            }
+
+            #[inline]
+            #[allow(unreachable_patterns)]
+            fn row_target(row: u32) -> #state_ty {
+                match row {
+                    #(#target_arms,)*
+                    // Only rows the two functions above return reach here.
+                    _ => #state_ty::#initial,
+                }
+            }
+
+            #[inline]
+            #[allow(unreachable_patterns)]
+            fn row_action(row: u32) -> ::core::option::Option<#rt::FsmAction<Self>> {
+                match row {
+                    #(#action_arms,)*
+                    _ => ::core::option::Option::None,
+                }
+            }
+
+            #[allow(unreachable_patterns)]
+            fn guards(
+                from: #state_ty,
+                event: ::core::option::Option<#event_ty>,
+            ) -> &'static [&'static str] {
+                match (from, event) {
+                    #(#guards_arms,)*
+                    _ => &[],
                 }
             }
 
@@ -278,30 +364,27 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
     }
 }
 
-/// The rows of one trigger, tried in order: `if g1(agent) { fire1 } else if ... else { rejected }`.
-fn guarded(rows: &[&RowDef], state_ty: &syn::Ident, rt: &TokenStream) -> TokenStream {
-    let guards: Vec<String> = rows
-        .iter()
-        .filter_map(|r| r.guard.as_ref())
-        .map(|g| path_text(&g.value))
-        .collect();
-    let mut body = quote!(#rt::Transition::Rejected { guards: &[#(#guards),*] });
-    for row in rows.iter().rev() {
-        let to = ident(&row.to.value, row.to.span);
-        let action = match &row.action {
-            Some(action) => {
-                let path = &action.value;
-                quote!(::core::option::Option::Some(#rt::FsmAction::<Self>::of::<#path>()))
-            }
-            None => quote!(::core::option::Option::None),
-        };
-        let fire = quote!(#rt::Transition::Fire { to: #state_ty::#to, action: #action });
+/// Rows with their index in declaration order.
+fn numbered<'a>(
+    index: &std::collections::HashMap<*const RowDef, u32>,
+    rows: &[&'a RowDef],
+) -> Vec<(u32, &'a RowDef)> {
+    rows.iter()
+        .map(|r| (index[&std::ptr::from_ref(*r)], *r))
+        .collect()
+}
+
+/// The rows of one trigger, tried in order:
+/// `if g1(agent) { Fire(1) } else if g2(agent) { Fire(2) } else { Rejected }`.
+fn guarded(rows: &[(u32, &RowDef)], rt: &TokenStream) -> TokenStream {
+    let mut body = quote!(#rt::Step::Rejected);
+    for (index, row) in rows.iter().rev() {
+        let fire = quote!(#rt::Step::Fire(#index));
         body = match &row.guard {
             Some(guard) => {
                 let name = path_text(&guard.value);
                 let span = guard.span.to_proc_macro();
                 let guard = &guard.value;
-                // Spanned at the guard, so a function that is not a guard is reported there.
                 // Only the call is spanned: `agent` and `params` keep the generated code's
                 // hygiene (the guard may come from a `macro_rules!` expansion).
                 let (agent, params) = (quote!(agent), quote!(params));
@@ -310,7 +393,10 @@ fn guarded(rows: &[&RowDef], state_ty: &syn::Ident, rt: &TokenStream) -> TokenSt
                     match #check {
                         ::core::result::Result::Ok(true) => #fire,
                         ::core::result::Result::Ok(false) => #body,
-                        ::core::result::Result::Err(error) => #rt::Transition::BadParams { guard: #name, error },
+                        ::core::result::Result::Err(error) => {
+                            *failed = ::core::option::Option::Some(#rt::GuardError { guard: #name, error });
+                            #rt::Step::GuardFailed
+                        }
                     }
                 }
             }

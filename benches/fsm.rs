@@ -1,0 +1,678 @@
+//! The CD player (5 states, 8 events; Boost.MSM's classic example) as a Stratagem FSM agent
+//! against a hand-written `match` and three peers (statig, rust-fsm, smlang), all driven by the
+//! same sequence of 1,024 valid events per iteration.
+//!
+//! - `transitions`: the machine alone. Ours is `agent.cmd(CdEvent::X)`, the typed API, which
+//!   also keeps the generation counter and the started flag in the agent and returns the
+//!   (empty) directive list; `stratagem_match` is the generated transition function alone (the
+//!   `match` on `(state, event)` that `cmd` runs); the hand-written one is
+//!   `state = next(state, event)`.
+//! - `with_actions`: every row that plays music runs an action counting tracks and pauses. Ours
+//!   runs `#[action]`s with the FSM's guarantees (one draft of the state, committed only if the
+//!   actions succeed, panics caught, parameters decoded); the others mutate in place.
+//!
+//! Fairness: each machine's storage goes through `black_box` once before its timed loop, so no
+//! implementation keeps its state in a register across events (in real use a machine lives in
+//! memory between events: in an agent, a struct, a heap object), and each event's result goes
+//! through `black_box` (ours: the number of directives, a scalar like the others' results; a
+//! 24-byte `Vec` forced through memory costs store-forwarding stalls that no real caller pays).
+//! Every implementation is checked to end where the others end.
+//!
+//! `cargo bench --bench fsm`; the results and ratios are in BENCHMARKS.md.
+
+use std::hint::black_box;
+
+use criterion::{Criterion, Throughput};
+use stratagem::prelude::*;
+
+/// The events, shared by every implementation (public: statig's generated code names it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum E {
+    /// The drawer button.
+    OpenClose,
+    /// A disc was inserted and the drawer closed.
+    CdDetected,
+    /// Play.
+    Play,
+    /// Skip forward.
+    NextSong,
+    /// Skip back.
+    PreviousSong,
+    /// Pause.
+    Pause,
+    /// Resume.
+    EndPause,
+    /// Stop.
+    Stop,
+}
+
+/// A cycle through every row of the machine that ends where it began (Empty).
+const CYCLE: [E; 16] = [
+    E::OpenClose,    // Empty -> Open
+    E::OpenClose,    // Open -> Empty
+    E::CdDetected,   // Empty -> Stopped
+    E::Play,         // Stopped -> Playing
+    E::NextSong,     // Playing -> Playing
+    E::PreviousSong, // Playing -> Playing
+    E::Pause,        // Playing -> Paused
+    E::EndPause,     // Paused -> Playing
+    E::Stop,         // Playing -> Stopped
+    E::Stop,         // Stopped -> Stopped
+    E::Play,         // Stopped -> Playing
+    E::Pause,        // Playing -> Paused
+    E::Stop,         // Paused -> Stopped
+    E::Play,         // Stopped -> Playing
+    E::OpenClose,    // Playing -> Open
+    E::OpenClose,    // Open -> Empty
+];
+
+const EVENTS: usize = 1024;
+
+fn sequence() -> Vec<E> {
+    CYCLE.iter().copied().cycle().take(EVENTS).collect()
+}
+
+// ---- ours -----------------------------------------------------------------------------------
+
+mod ours {
+    use stratagem::prelude::*;
+
+    /// The CD player as declared transitions.
+    #[agent(strategy = Fsm, transitions {
+        initial Empty
+        Empty   -> Open    on open_close
+        Empty   -> Stopped on cd_detected
+        Open    -> Empty   on open_close
+        Stopped -> Playing on play
+        Stopped -> Open    on open_close
+        Stopped -> Stopped on stop
+        Playing -> Stopped on stop
+        Playing -> Paused  on pause
+        Playing -> Open    on open_close
+        Playing -> Playing on next_song
+        Playing -> Playing on previous_song
+        Paused  -> Playing on end_pause
+        Paused  -> Stopped on stop
+        Paused  -> Open    on open_close
+    })]
+    #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+    pub struct Cd {}
+
+    /// The same machine whose rows count what was played.
+    #[agent(strategy = Fsm, transitions {
+        initial Empty
+        Empty   -> Open    on open_close
+        Empty   -> Stopped on cd_detected
+        Open    -> Empty   on open_close
+        Stopped -> Playing on play do start_playback
+        Stopped -> Open    on open_close
+        Stopped -> Stopped on stop
+        Playing -> Stopped on stop
+        Playing -> Paused  on pause do pause_playback
+        Playing -> Open    on open_close
+        Playing -> Playing on next_song do next_track
+        Playing -> Playing on previous_song do previous_track
+        Paused  -> Playing on end_pause do start_playback
+        Paused  -> Stopped on stop
+        Paused  -> Open    on open_close
+    })]
+    #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+    pub struct CdCounting {
+        pub plays: u64,
+        pub pauses: u64,
+        pub track: i64,
+    }
+
+    #[action]
+    fn start_playback(cd: &mut CdCounting) {
+        cd.plays += 1;
+    }
+
+    #[action]
+    fn pause_playback(cd: &mut CdCounting) {
+        cd.pauses += 1;
+    }
+
+    #[action]
+    fn next_track(cd: &mut CdCounting) {
+        cd.track += 1;
+    }
+
+    #[action]
+    fn previous_track(cd: &mut CdCounting) {
+        cd.track -= 1;
+    }
+
+    pub fn event(e: super::E) -> CdEvent {
+        use super::E;
+        match e {
+            E::OpenClose => CdEvent::OpenClose,
+            E::CdDetected => CdEvent::CdDetected,
+            E::Play => CdEvent::Play,
+            E::NextSong => CdEvent::NextSong,
+            E::PreviousSong => CdEvent::PreviousSong,
+            E::Pause => CdEvent::Pause,
+            E::EndPause => CdEvent::EndPause,
+            E::Stop => CdEvent::Stop,
+        }
+    }
+
+    pub fn counting_event(e: super::E) -> CdCountingEvent {
+        use super::E;
+        match e {
+            E::OpenClose => CdCountingEvent::OpenClose,
+            E::CdDetected => CdCountingEvent::CdDetected,
+            E::Play => CdCountingEvent::Play,
+            E::NextSong => CdCountingEvent::NextSong,
+            E::PreviousSong => CdCountingEvent::PreviousSong,
+            E::Pause => CdCountingEvent::Pause,
+            E::EndPause => CdCountingEvent::EndPause,
+            E::Stop => CdCountingEvent::Stop,
+        }
+    }
+}
+
+// ---- hand-written ---------------------------------------------------------------------------
+
+mod hand {
+    use super::E;
+
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum State {
+        Empty,
+        Open,
+        Stopped,
+        Playing,
+        Paused,
+    }
+
+    #[derive(Debug, Default)]
+    pub struct Counts {
+        pub plays: u64,
+        pub pauses: u64,
+        pub track: i64,
+    }
+
+    /// The whole machine: one `match`; `None` for an event the state does not accept.
+    #[inline]
+    pub fn next(state: State, event: E) -> Option<State> {
+        use State::*;
+        Some(match (state, event) {
+            (Empty, E::OpenClose) => Open,
+            (Empty, E::CdDetected) => Stopped,
+            (Open, E::OpenClose) => Empty,
+            (Stopped, E::Play) => Playing,
+            (Stopped, E::OpenClose) => Open,
+            (Stopped, E::Stop) => Stopped,
+            (Playing, E::Stop) => Stopped,
+            (Playing, E::Pause) => Paused,
+            (Playing, E::OpenClose) => Open,
+            (Playing, E::NextSong) | (Playing, E::PreviousSong) => Playing,
+            (Paused, E::EndPause) => Playing,
+            (Paused, E::Stop) => Stopped,
+            (Paused, E::OpenClose) => Open,
+            _ => return None,
+        })
+    }
+
+    /// The same, with the counting actions.
+    #[inline]
+    pub fn next_counting(state: State, event: E, counts: &mut Counts) -> Option<State> {
+        use State::*;
+        Some(match (state, event) {
+            (Empty, E::OpenClose) => Open,
+            (Empty, E::CdDetected) => Stopped,
+            (Open, E::OpenClose) => Empty,
+            (Stopped, E::Play) | (Paused, E::EndPause) => {
+                counts.plays += 1;
+                Playing
+            }
+            (Stopped, E::OpenClose) => Open,
+            (Stopped, E::Stop) => Stopped,
+            (Playing, E::Stop) => Stopped,
+            (Playing, E::Pause) => {
+                counts.pauses += 1;
+                Paused
+            }
+            (Playing, E::OpenClose) => Open,
+            (Playing, E::NextSong) => {
+                counts.track += 1;
+                Playing
+            }
+            (Playing, E::PreviousSong) => {
+                counts.track -= 1;
+                Playing
+            }
+            (Paused, E::Stop) => Stopped,
+            (Paused, E::OpenClose) => Open,
+            _ => return None,
+        })
+    }
+}
+
+// ---- statig ---------------------------------------------------------------------------------
+
+mod with_statig {
+    use super::E;
+    use statig::prelude::*;
+
+    #[derive(Default)]
+    pub struct Player {
+        pub plays: u64,
+        pub pauses: u64,
+        pub track: i64,
+        pub counting: bool,
+    }
+
+    #[state_machine(initial = "State::empty()")]
+    impl Player {
+        #[state]
+        fn empty(event: &E) -> Outcome<State> {
+            match event {
+                E::OpenClose => Transition(State::open()),
+                E::CdDetected => Transition(State::stopped()),
+                _ => Super,
+            }
+        }
+
+        #[state]
+        fn open(event: &E) -> Outcome<State> {
+            match event {
+                E::OpenClose => Transition(State::empty()),
+                _ => Super,
+            }
+        }
+
+        #[state]
+        fn stopped(&mut self, event: &E) -> Outcome<State> {
+            match event {
+                E::Play => {
+                    if self.counting {
+                        self.plays += 1;
+                    }
+                    Transition(State::playing())
+                }
+                E::OpenClose => Transition(State::open()),
+                E::Stop => Transition(State::stopped()),
+                _ => Super,
+            }
+        }
+
+        #[state]
+        fn playing(&mut self, event: &E) -> Outcome<State> {
+            match event {
+                E::Stop => Transition(State::stopped()),
+                E::Pause => {
+                    if self.counting {
+                        self.pauses += 1;
+                    }
+                    Transition(State::paused())
+                }
+                E::OpenClose => Transition(State::open()),
+                E::NextSong => {
+                    if self.counting {
+                        self.track += 1;
+                    }
+                    Transition(State::playing())
+                }
+                E::PreviousSong => {
+                    if self.counting {
+                        self.track -= 1;
+                    }
+                    Transition(State::playing())
+                }
+                _ => Super,
+            }
+        }
+
+        #[state]
+        fn paused(&mut self, event: &E) -> Outcome<State> {
+            match event {
+                E::EndPause => {
+                    if self.counting {
+                        self.plays += 1;
+                    }
+                    Transition(State::playing())
+                }
+                E::Stop => Transition(State::stopped()),
+                E::OpenClose => Transition(State::open()),
+                _ => Super,
+            }
+        }
+    }
+}
+
+// ---- rust-fsm -------------------------------------------------------------------------------
+
+mod with_rust_fsm {
+    use rust_fsm::*;
+
+    state_machine! {
+        #[derive(Debug, Clone, Copy, PartialEq)]
+        pub cd_player(Empty)
+
+        Empty(OpenClose) => Open,
+        Empty(CdDetected) => Stopped,
+        Open(OpenClose) => Empty,
+        Stopped(Play) => Playing [Played],
+        Stopped(OpenClose) => Open,
+        Stopped(Stop) => Stopped,
+        Playing(Stop) => Stopped,
+        Playing(Pause) => Paused [Paused],
+        Playing(OpenClose) => Open,
+        Playing(NextSong) => Playing [Next],
+        Playing(PreviousSong) => Playing [Previous],
+        Paused(EndPause) => Playing [Played],
+        Paused(Stop) => Stopped,
+        Paused(OpenClose) => Open,
+    }
+
+    pub fn input(e: super::E) -> cd_player::Input {
+        use super::E;
+        match e {
+            E::OpenClose => cd_player::Input::OpenClose,
+            E::CdDetected => cd_player::Input::CdDetected,
+            E::Play => cd_player::Input::Play,
+            E::NextSong => cd_player::Input::NextSong,
+            E::PreviousSong => cd_player::Input::PreviousSong,
+            E::Pause => cd_player::Input::Pause,
+            E::EndPause => cd_player::Input::EndPause,
+            E::Stop => cd_player::Input::Stop,
+        }
+    }
+}
+
+// ---- smlang ---------------------------------------------------------------------------------
+
+mod with_smlang {
+    use smlang::statemachine;
+
+    statemachine! {
+        derive_events: [Clone, Copy, Debug],
+        transitions: {
+            *Empty + OpenClose = Open,
+            Empty + CdDetected = Stopped,
+            Open + OpenClose = Empty,
+            Stopped + Play / start_playback = Playing,
+            Stopped + OpenClose = Open,
+            Stopped + Stop = Stopped,
+            Playing + Stop = Stopped,
+            Playing + Pause / pause_playback = Paused,
+            Playing + OpenClose = Open,
+            Playing + NextSong / next_track = Playing,
+            Playing + PreviousSong / previous_track = Playing,
+            Paused + EndPause / start_playback = Playing,
+            Paused + Stop = Stopped,
+            Paused + OpenClose = Open,
+        }
+    }
+
+    #[derive(Default)]
+    pub struct Player {
+        pub plays: u64,
+        pub pauses: u64,
+        pub track: i64,
+        pub counting: bool,
+    }
+
+    impl StateMachineContext for Player {
+        fn start_playback(&mut self) -> Result<(), ()> {
+            if self.counting {
+                self.plays += 1;
+            }
+            Ok(())
+        }
+        fn pause_playback(&mut self) -> Result<(), ()> {
+            if self.counting {
+                self.pauses += 1;
+            }
+            Ok(())
+        }
+        fn next_track(&mut self) -> Result<(), ()> {
+            if self.counting {
+                self.track += 1;
+            }
+            Ok(())
+        }
+        fn previous_track(&mut self) -> Result<(), ()> {
+            if self.counting {
+                self.track -= 1;
+            }
+            Ok(())
+        }
+    }
+
+    pub fn event(e: super::E) -> Events {
+        use super::E;
+        match e {
+            E::OpenClose => Events::OpenClose,
+            E::CdDetected => Events::CdDetected,
+            E::Play => Events::Play,
+            E::NextSong => Events::NextSong,
+            E::PreviousSong => Events::PreviousSong,
+            E::Pause => Events::Pause,
+            E::EndPause => Events::EndPause,
+            E::Stop => Events::Stop,
+        }
+    }
+}
+
+// ---- the runs -------------------------------------------------------------------------------
+
+fn transitions(c: &mut Criterion) {
+    let seq = sequence();
+    let mut group = c.benchmark_group("fsm/transitions");
+    group.throughput(Throughput::Elements(EVENTS as u64));
+
+    let events: Vec<ours::CdEvent> = seq.iter().copied().map(ours::event).collect();
+    group.bench_function("stratagem", |b| {
+        let mut agent = ours::Cd::new();
+        agent.init();
+        black_box(&mut agent);
+        b.iter(|| {
+            for &e in &events {
+                let directives = agent.cmd(black_box(e)).expect("every event is valid");
+                black_box(directives.len());
+            }
+        });
+        assert_eq!(agent.fsm_state(), ours::CdState::Empty);
+    });
+
+    // The generated transition function alone (the `match` `cmd` runs), without the agent's
+    // bookkeeping: what the generated code costs next to the hand-written `match`.
+    group.bench_function("stratagem_match", |b| {
+        use stratagem::FsmSpec;
+        use stratagem::strategy::fsm::Step;
+        let cd = ours::Cd::default();
+        let null = serde_json::Value::Null;
+        let mut state = ours::CdState::Empty;
+        black_box(&mut state);
+        b.iter(|| {
+            for &e in &events {
+                let mut failed = None;
+                state = match ours::Cd::transition(&cd, state, black_box(e), &null, &mut failed) {
+                    Step::Fire(row) => ours::Cd::row_target(row),
+                    other => panic!("every event is valid: {other:?}"),
+                };
+                black_box(state);
+            }
+        });
+        assert_eq!(state, ours::CdState::Empty);
+    });
+
+    group.bench_function("hand_written", |b| {
+        let mut state = hand::State::Empty;
+        black_box(&mut state);
+        b.iter(|| {
+            for &e in &seq {
+                state = hand::next(state, black_box(e)).expect("every event is valid");
+                black_box(state);
+            }
+        });
+        assert_eq!(state, hand::State::Empty);
+    });
+
+    group.bench_function("statig", |b| {
+        use statig::prelude::*;
+        let mut machine = with_statig::Player::default().state_machine();
+        black_box(&mut machine);
+        b.iter(|| {
+            for e in &seq {
+                machine.handle(black_box(e));
+                black_box(machine.state());
+            }
+        });
+    });
+
+    let inputs: Vec<_> = seq.iter().copied().map(with_rust_fsm::input).collect();
+    group.bench_function("rust_fsm", |b| {
+        let mut machine = with_rust_fsm::cd_player::StateMachine::new();
+        black_box(&mut machine);
+        b.iter(|| {
+            for input in &inputs {
+                let output = machine
+                    .consume(black_box(input))
+                    .expect("every event is valid");
+                black_box(output);
+            }
+        });
+    });
+
+    let sm_events: Vec<_> = seq.iter().copied().map(with_smlang::event).collect();
+    group.bench_function("smlang", |b| {
+        let mut machine = with_smlang::StateMachine::new(with_smlang::Player::default());
+        black_box(&mut machine);
+        b.iter(|| {
+            for e in &sm_events {
+                let state = machine
+                    .process_event(black_box(*e))
+                    .expect("every event is valid");
+                black_box(state);
+            }
+        });
+    });
+    group.finish();
+}
+
+fn with_actions(c: &mut Criterion) {
+    let seq = sequence();
+    let mut group = c.benchmark_group("fsm/with_actions");
+    group.throughput(Throughput::Elements(EVENTS as u64));
+
+    let events: Vec<ours::CdCountingEvent> =
+        seq.iter().copied().map(ours::counting_event).collect();
+    group.bench_function("stratagem", |b| {
+        let mut agent = ours::CdCounting::new();
+        agent.init();
+        black_box(&mut agent);
+        b.iter(|| {
+            for &e in &events {
+                let directives = agent.cmd(black_box(e)).expect("every event is valid");
+                black_box(directives.len());
+            }
+        });
+        assert!(agent.state().plays > 0 && agent.state().pauses > 0);
+    });
+
+    group.bench_function("hand_written", |b| {
+        let mut state = hand::State::Empty;
+        let mut counts = hand::Counts::default();
+        black_box((&mut state, &mut counts));
+        b.iter(|| {
+            for &e in &seq {
+                state = hand::next_counting(state, black_box(e), &mut counts)
+                    .expect("every event is valid");
+                black_box(state);
+            }
+        });
+        assert!(counts.plays > 0);
+    });
+
+    group.bench_function("statig", |b| {
+        use statig::prelude::*;
+        let mut machine = with_statig::Player {
+            counting: true,
+            ..Default::default()
+        }
+        .state_machine();
+        black_box(&mut machine);
+        b.iter(|| {
+            for e in &seq {
+                machine.handle(black_box(e));
+                black_box(machine.state());
+            }
+        });
+    });
+
+    let inputs: Vec<_> = seq.iter().copied().map(with_rust_fsm::input).collect();
+    group.bench_function("rust_fsm", |b| {
+        use with_rust_fsm::cd_player::Output;
+        let mut machine = with_rust_fsm::cd_player::StateMachine::new();
+        let mut counts = hand::Counts::default();
+        black_box((&mut machine, &mut counts));
+        b.iter(|| {
+            for input in &inputs {
+                // rust-fsm's actions are outputs: the caller applies them.
+                match machine
+                    .consume(black_box(input))
+                    .expect("every event is valid")
+                {
+                    Some(Output::Played) => counts.plays += 1,
+                    Some(Output::Paused) => counts.pauses += 1,
+                    Some(Output::Next) => counts.track += 1,
+                    Some(Output::Previous) => counts.track -= 1,
+                    None => {}
+                }
+            }
+        });
+        assert!(counts.plays > 0);
+    });
+
+    let sm_events: Vec<_> = seq.iter().copied().map(with_smlang::event).collect();
+    group.bench_function("smlang", |b| {
+        let mut machine = with_smlang::StateMachine::new(with_smlang::Player {
+            counting: true,
+            ..Default::default()
+        });
+        black_box(&mut machine);
+        b.iter(|| {
+            for e in &sm_events {
+                let state = machine
+                    .process_event(black_box(*e))
+                    .expect("every event is valid");
+                black_box(state);
+            }
+        });
+    });
+    group.finish();
+}
+
+fn main() {
+    // Every implementation must agree on where the sequence leaves the machine and what it
+    // counted, or the comparison means nothing.
+    check_agreement();
+    let mut criterion = Criterion::default().configure_from_args();
+    transitions(&mut criterion);
+    with_actions(&mut criterion);
+    criterion.final_summary();
+}
+
+fn check_agreement() {
+    let seq = sequence();
+    let mut agent = ours::CdCounting::new();
+    let mut state = hand::State::Empty;
+    let mut counts = hand::Counts::default();
+    for &e in &seq {
+        agent.cmd(ours::counting_event(e)).expect("valid");
+        state = hand::next_counting(state, e, &mut counts).expect("valid");
+        assert_eq!(format!("{:?}", state), agent.fsm_state().to_string());
+    }
+    assert_eq!(
+        (counts.plays, counts.pauses, counts.track),
+        (
+            agent.state().plays,
+            agent.state().pauses,
+            agent.state().track
+        )
+    );
+}
