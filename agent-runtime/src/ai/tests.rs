@@ -664,6 +664,44 @@ fn async_tools_run_in_the_host_and_results_keep_call_order() {
 }
 
 #[test]
+fn async_tool_results_may_also_arrive_as_signals() {
+    let mut agent = started("r1");
+    agent.cmd(reply(
+        "r1/llm/1",
+        LlmResponse::tool_calls(
+            "",
+            vec![
+                call("slow", json!({"ms": 1, "label": "a"})),
+                call("slow", json!({"ms": 1, "label": "b"})),
+            ],
+        ),
+    ));
+    let result = |params: Value| Instruction::new(TOOL_RESULT, params);
+    let out = agent.cmd(result(
+        json!({"call_id": "r1/tool/1/1", "error": "worker lost"}),
+    ));
+    assert!(calls(&out).is_empty());
+    // Unknown or stale ids are ignored; a malformed one is an error.
+    assert!(
+        agent
+            .cmd(result(json!({"call_id": "r1/tool/9/0", "result": 1})))
+            .is_empty()
+    );
+    assert!(
+        agent.cmd(result(json!({"result": 1})))[0]
+            .as_error()
+            .is_some()
+    );
+    let out = agent.cmd(result(
+        json!({"call_id": "r1/tool/1/0", "result": {"label": "a"}}),
+    ));
+    assert_eq!(
+        tool_messages(calls(&out)[0]),
+        [r#"{"label":"a"}"#, r#"{"error":"worker lost"}"#]
+    );
+}
+
+#[test]
 fn a_model_failure_fails_the_request_unless_on_error_falls_back() {
     let mut agent = started("r1");
     let err = LlmError::new(LlmErrorKind::Server, "HTTP 500 after 2 attempts").with_status(500);
