@@ -20,8 +20,8 @@ use crate::snapshot::Status;
 // ---------------------------------------------------------------- a hand-written helpdesk
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-struct Desk {
-    tickets: Vec<String>,
+pub(super) struct Desk {
+    pub(super) tickets: Vec<String>,
     lookups: u32,
     /// The stop condition holds once this many tickets are open.
     stop_at: Option<usize>,
