@@ -52,7 +52,9 @@ pub fn state_struct(def: &AgentDef) -> TokenStream {
         }
 
         // The defaults may all be the type's own defaults; the impl is still the declared one.
-        #[allow(clippy::derivable_impls)]
+        // `From::from` converts a literal into a field type rustc alone knows; for some types it
+        // is the identity.
+        #[allow(clippy::derivable_impls, clippy::useless_conversion)]
         impl ::core::default::Default for #agent {
             fn default() -> Self {
                 #agent {
@@ -102,6 +104,14 @@ fn value(ty: &syn::Type, lit: &Spanned<Literal>) -> TokenStream {
         },
         (Literal::List(items), None) if items.is_empty() => {
             quote!(::core::default::Default::default())
+        }
+        (Literal::List(items), None) if matches!(ty, syn::Type::Array(_)) => {
+            let elem = element_type(ty);
+            let items = items.iter().map(|item| match elem {
+                Some(elem) => value(elem, item),
+                None => plain(item),
+            });
+            quote!([#(#items),*])
         }
         (Literal::List(items), None) => {
             let elem = element_type(ty);
