@@ -256,24 +256,36 @@ fn many_agents(agents: usize) {
     let provider = OpenAiCompatible::new(&url).timeout(Duration::from_secs(30));
     let ideal = delay * 3;
     rt.block_on(async {
-        // Warm-up: connections, allocator, the agent type's router and tool specs.
-        let _ = run_agents(&provider, agents, "warm").await;
-        let (wall, per_agent) = run_agents(&provider, agents, "run").await;
+        // The first run opens the client's connections (one per agent in flight) and warms the
+        // allocator; its agents stay alive so the second run's memory is its own.
+        let (cold_wall, cold_memory, first) = run_agents(&provider, agents, "cold").await;
+        let (wall, memory, second) = run_agents(&provider, agents, "warm").await;
         let baseline = run_raw(&provider, agents).await;
         println!(
-            "ai/many_agents: {agents} agents x 3-step ReAct, model answers after {delay:?}: wall {:.1} ms = {:.2}x the ideal {} ms (hand-written HTTP loop: {:.1} ms = {:.2}x); memory per running agent {:.0} B",
+            "ai/many_agents: {agents} agents x 3-step ReAct, model answers after {delay:?}: wall {:.1} ms = {:.2}x the ideal {} ms (first run, opening connections: {:.1} ms = {:.2}x); hand-written HTTP loop {:.1} ms = {:.2}x; memory per running agent {:.0} B ({:.0} B in the first run, with its new connection)",
             wall.as_secs_f64() * 1e3,
             wall.as_secs_f64() / ideal.as_secs_f64(),
             ideal.as_millis(),
+            cold_wall.as_secs_f64() * 1e3,
+            cold_wall.as_secs_f64() / ideal.as_secs_f64(),
             baseline.as_secs_f64() * 1e3,
             baseline.as_secs_f64() / ideal.as_secs_f64(),
-            per_agent,
+            memory,
+            cold_memory,
         );
+        for server in first.iter().chain(&second) {
+            server.stop().await;
+        }
     });
 }
 
-/// Starts `n` agents, asks each one question, waits for every answer.
-async fn run_agents(provider: &OpenAiCompatible, n: usize, tag: &str) -> (Duration, f64) {
+/// Starts `n` agents, asks each one question, waits for every answer; returns the wall time,
+/// the RSS growth per agent while all of them wait for their first answer, and the agents.
+async fn run_agents(
+    provider: &OpenAiCompatible,
+    n: usize,
+    tag: &str,
+) -> (Duration, f64, Vec<AgentServer<Desk>>) {
     let models = ModelTable::new().alias("fast", Arc::new(provider.clone()), "bench-model");
     let options = Options::default().models(models);
     let before = rss_kib();
@@ -299,10 +311,7 @@ async fn run_agents(provider: &OpenAiCompatible, n: usize, tag: &str) -> (Durati
         assert_eq!(done.status, Status::Success, "{done:?}");
     }
     let wall = start.elapsed();
-    for server in &servers {
-        server.stop().await;
-    }
-    (wall, running as f64 / n as f64)
+    (wall, running as f64 / n as f64, servers)
 }
 
 /// The same traffic without agents: three calls in a row per task.

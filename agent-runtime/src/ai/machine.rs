@@ -39,6 +39,9 @@ pub const QUERY: &str = "ai.query";
 pub const LLM_RESPONSE: &str = "ai.llm.response";
 /// Cancels the running request.
 pub const CANCEL: &str = "ai.cancel";
+/// The result of an async tool call, from a host that ran it elsewhere (instead of the
+/// `RunInstruction` completion): data `{"call_id", "result"}` or `{"call_id", "error"}`.
+pub const TOOL_RESULT: &str = "ai.tool.result";
 /// A streamed piece of an answer, emitted by hosts to subscribers: data `{"request_id",
 /// "call_id", "delta"}`.
 pub const LLM_DELTA: &str = "ai.llm.delta";
@@ -215,6 +218,7 @@ impl<S: AiAgent> Machine<'_, S> {
             QUERY => self.query(instruction),
             LLM_RESPONSE => self.llm_response(instruction),
             CANCEL => self.cancel(),
+            TOOL_RESULT => self.tool_result_signal(instruction),
             _ => self.direct(instruction),
         }
     }
@@ -555,6 +559,37 @@ impl<S: AiAgent> Machine<'_, S> {
         }
         // A tool result of a round that ended (cancelled, or an earlier request): ignored.
         tracing::debug!(id = %instruction.id, "stale tool result ignored");
+    }
+
+    fn tool_result_signal(&mut self, instruction: Instruction) {
+        let Some(call_id) = instruction.params.get("call_id").and_then(Value::as_str) else {
+            let message = format!(
+                "`{TOOL_RESULT}` needs `{{\"call_id\": \"...\", \"result\": ...}}` or an `error`"
+            );
+            return self.bad_instruction(&instruction, message);
+        };
+        let index = (self.ai.phase == Phase::AwaitingTools)
+            .then(|| {
+                self.ai.run.as_ref().and_then(|run| {
+                    run.tools
+                        .iter()
+                        .position(|t| t.call_id == call_id && t.result.is_none())
+                })
+            })
+            .flatten();
+        let Some(index) = index else {
+            tracing::debug!(call_id, "stale tool result ignored");
+            return;
+        };
+        let outcome = match instruction.params.get("error") {
+            Some(error) => Err(error
+                .as_str()
+                .map_or_else(|| error.to_string(), str::to_string)),
+            None => Ok(instruction.params.get("result").cloned()),
+        };
+        let name = self.run().tools[index].name.clone();
+        self.run().tools[index].result = Some(tool_result(call_id.to_string(), name, outcome));
+        self.observe_if_complete();
     }
 
     fn observe_if_complete(&mut self) {

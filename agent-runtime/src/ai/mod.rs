@@ -14,7 +14,7 @@
 //!   runs model calls in tasks and streams `ai.llm.delta` signals to subscribers.
 //!
 //! Signals and instructions the strategies understand or emit are the constants in this
-//! module ([`QUERY`], [`LLM_RESPONSE`], [`CANCEL`], [`LLM_DELTA`], [`USAGE`],
+//! module ([`QUERY`], [`LLM_RESPONSE`], [`CANCEL`], [`TOOL_RESULT`], [`LLM_DELTA`], [`USAGE`],
 //! [`REQUEST_STARTED`], [`REQUEST_COMPLETED`], [`REQUEST_FAILED`]).
 
 mod ask;
@@ -40,7 +40,7 @@ pub use ask::{AiAnswer, AiRunner, AskError};
 pub use hooks::{Hooks, NoHooks, Step, StepHooks};
 pub use machine::{
     CANCEL, COD_PROMPT, COT_PROMPT, LLM_DELTA, LLM_RESPONSE, LlmReply, QUERY, REPEAT_NOTE,
-    REQUEST_COMPLETED, REQUEST_FAILED, REQUEST_STARTED, USAGE,
+    REQUEST_COMPLETED, REQUEST_FAILED, REQUEST_STARTED, TOOL_RESULT, USAGE,
 };
 pub use model::{
     ChatMessage, DeltaAccumulator, FinishReason, LanguageModel, LlmDelta, LlmError, LlmErrorKind,

@@ -552,3 +552,50 @@ fn sse_parsing_edge_cases() {
     assert!(err.message.contains("model crashed"));
     assert!(parse_completion("").is_err());
 }
+
+#[tokio::test]
+async fn an_agent_asks_a_real_endpoint_and_streams() {
+    let call = delta_chunk(
+        json!({"tool_calls": [{"index": 0, "id": "call_1", "type": "function", "function": {"name": "open_ticket", "arguments": "{\"subject\": "}}]}),
+        None,
+    );
+    let rest = delta_chunk(
+        json!({"tool_calls": [{"index": 0, "function": {"arguments": "\"late\"}"}}]}),
+        Some("tool_calls"),
+    );
+    let server = serve(vec![
+        Reply::Events(vec![call, rest, "data: [DONE]\n\n".into()]),
+        Reply::Events(vec![
+            delta_chunk(json!({"content": "Ticket 1 "}), None),
+            delta_chunk(json!({"content": "is open."}), Some("stop")),
+            "data: [DONE]\n\n".into(),
+        ]),
+    ])
+    .await;
+    let models =
+        super::ModelTable::new().alias("fast", Arc::new(provider(&server, 1, 5_000)), "llama3.2");
+    let deltas = Arc::new(Mutex::new(0usize));
+    let seen = deltas.clone();
+    let runner = super::AiRunner::new(models).on_delta(move |_, _| *seen.lock().unwrap() += 1);
+    let mut desk = crate::agent::Agent::new(super::tests::Desk::default());
+    let answer = desk.ask(&runner, "my order is late").await.unwrap();
+    assert_eq!(answer.answer(), Some("Ticket 1 is open."));
+    assert_eq!(desk.state().tickets, ["late"]);
+    assert!(*deltas.lock().unwrap() >= 4);
+    let requests = server.requests.lock().unwrap();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(
+        requests[0].1["model"], "llama3.2",
+        "the alias resolved to the model id"
+    );
+    let last = requests[1].1["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        last,
+        json!({"role": "tool", "content": "ticket #1", "tool_call_id": "call_1"})
+    );
+}

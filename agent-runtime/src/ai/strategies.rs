@@ -7,7 +7,7 @@ use crate::route::{RouteSpec, RouteTarget, priority};
 use crate::snapshot::Snapshot;
 use crate::strategy::Strategy;
 
-use super::machine::{self, CANCEL, LLM_RESPONSE, Mode, QUERY};
+use super::machine::{self, CANCEL, LLM_RESPONSE, Mode, QUERY, TOOL_RESULT};
 use super::spec::AiAgent;
 use super::state::{AiState, LlmCall};
 
@@ -34,7 +34,7 @@ pub trait AiStrategy<S: AgentSpec>: Strategy<S> {
 }
 
 fn routes() -> Vec<RouteSpec> {
-    [QUERY, LLM_RESPONSE, CANCEL]
+    [QUERY, LLM_RESPONSE, CANCEL, TOOL_RESULT]
         .into_iter()
         .map(|name| RouteSpec::new(name, RouteTarget::Custom(name.into()), priority::STRATEGY))
         .collect()

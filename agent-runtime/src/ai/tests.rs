@@ -20,8 +20,8 @@ use crate::snapshot::Status;
 // ---------------------------------------------------------------- a hand-written helpdesk
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-struct Desk {
-    tickets: Vec<String>,
+pub(super) struct Desk {
+    pub(super) tickets: Vec<String>,
     lookups: u32,
     /// The stop condition holds once this many tickets are open.
     stop_at: Option<usize>,
@@ -661,6 +661,44 @@ fn async_tools_run_in_the_host_and_results_keep_call_order() {
     );
     // A duplicate completion is stale.
     assert!(agent.cmd(Instruction::completed(&a, Ok(a_done))).is_empty());
+}
+
+#[test]
+fn async_tool_results_may_also_arrive_as_signals() {
+    let mut agent = started("r1");
+    agent.cmd(reply(
+        "r1/llm/1",
+        LlmResponse::tool_calls(
+            "",
+            vec![
+                call("slow", json!({"ms": 1, "label": "a"})),
+                call("slow", json!({"ms": 1, "label": "b"})),
+            ],
+        ),
+    ));
+    let result = |params: Value| Instruction::new(TOOL_RESULT, params);
+    let out = agent.cmd(result(
+        json!({"call_id": "r1/tool/1/1", "error": "worker lost"}),
+    ));
+    assert!(calls(&out).is_empty());
+    // Unknown or stale ids are ignored; a malformed one is an error.
+    assert!(
+        agent
+            .cmd(result(json!({"call_id": "r1/tool/9/0", "result": 1})))
+            .is_empty()
+    );
+    assert!(
+        agent.cmd(result(json!({"result": 1})))[0]
+            .as_error()
+            .is_some()
+    );
+    let out = agent.cmd(result(
+        json!({"call_id": "r1/tool/1/0", "result": {"label": "a"}}),
+    ));
+    assert_eq!(
+        tool_messages(calls(&out)[0]),
+        [r#"{"label":"a"}"#, r#"{"error":"worker lost"}"#]
+    );
 }
 
 #[test]

@@ -167,18 +167,8 @@ impl Builder {
 
         let errors = diagnostics.iter().filter(|d| d.is_error()).count();
         if !self.quiet {
-            for d in &diagnostics {
-                let directive = match d.severity {
-                    Severity::Error => "error",
-                    Severity::Warning => "warning",
-                };
-                let at = report::location(&sources, d.span)
-                    .map(|l| format!("{}:{}:{}: ", l.file, l.line, l.column))
-                    .unwrap_or_default();
-                println!(
-                    "cargo::{directive}={at}{directive}[{}]: {}",
-                    d.code, d.message
-                );
+            for line in cargo_directives(&sources, &diagnostics) {
+                println!("{line}");
             }
         }
         if errors > 0 {
@@ -206,4 +196,23 @@ impl Builder {
         }
         Ok(written)
     }
+}
+
+/// One `cargo::error=` / `cargo::warning=` line per diagnostic, with `file:line:col`.
+pub fn cargo_directives(sources: &Sources, diagnostics: &[Diagnostic]) -> Vec<String> {
+    diagnostics
+        .iter()
+        .map(|d| {
+            let directive = match d.severity {
+                Severity::Error => "error",
+                Severity::Warning => "warning",
+            };
+            let at = report::location(sources, d.span)
+                .map(|l| format!("{}:{}:{}: ", l.file, l.line, l.column))
+                .unwrap_or_default();
+            // A directive is one line.
+            let message = d.message.replace('\n', " ");
+            format!("cargo::{directive}={at}{directive}[{}]: {message}", d.code)
+        })
+        .collect()
 }
