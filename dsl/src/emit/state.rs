@@ -52,7 +52,9 @@ pub fn state_struct(def: &AgentDef) -> TokenStream {
         }
 
         // The defaults may all be the type's own defaults; the impl is still the declared one.
-        #[allow(clippy::derivable_impls)]
+        // `From::from` converts a literal into a field type rustc alone knows; for some types it
+        // is the identity.
+        #[allow(clippy::derivable_impls, clippy::useless_conversion)]
         impl ::core::default::Default for #agent {
             fn default() -> Self {
                 #agent {
@@ -87,8 +89,29 @@ fn value(ty: &syn::Type, lit: &Spanned<Literal>) -> TokenStream {
             let inner = value(inner, lit);
             quote!(::core::option::Option::Some(#inner))
         }
+        // The literal's own type must already be the field's: an integer default of a float
+        // field is written as a float, a one-character string of a `char` field as a char.
+        (Literal::Int(i), None) if is_named(ty, &["f32", "f64"]) => {
+            let lit = proc_macro2::Literal::f64_unsuffixed(*i as f64);
+            quote!(#lit)
+        }
+        (Literal::Str(text), None) if is_named(ty, &["char"]) => match text.chars().next() {
+            Some(c) => {
+                let lit = proc_macro2::Literal::character(c);
+                quote!(#lit)
+            }
+            None => plain(lit),
+        },
         (Literal::List(items), None) if items.is_empty() => {
             quote!(::core::default::Default::default())
+        }
+        (Literal::List(items), None) if matches!(ty, syn::Type::Array(_)) => {
+            let elem = element_type(ty);
+            let items = items.iter().map(|item| match elem {
+                Some(elem) => value(elem, item),
+                None => plain(item),
+            });
+            quote!([#(#items),*])
         }
         (Literal::List(items), None) => {
             let elem = element_type(ty);
@@ -100,6 +123,11 @@ fn value(ty: &syn::Type, lit: &Spanned<Literal>) -> TokenStream {
         }
         _ => plain(lit),
     }
+}
+
+/// Whether `ty` is a path type whose last segment is one of `names`.
+fn is_named(ty: &syn::Type, names: &[&str]) -> bool {
+    matches!(ty, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| names.iter().any(|n| s.ident == n)))
 }
 
 fn element_type(ty: &syn::Type) -> Option<&syn::Type> {

@@ -19,6 +19,10 @@ fn defaults_come_from_the_file() {
     let clerk = Clerk::default();
     assert_eq!(clerk.receipts, 0);
     assert_eq!(clerk.log, ["opened"]);
+    assert_eq!(clerk.rate, 1.0);
+    assert_eq!(clerk.grade, 'A');
+    assert_eq!(clerk.limits, [1, 2]);
+    assert_eq!(clerk.discount, Some(5.0));
     assert_eq!(
         <Order as AgentSpec>::DESCRIPTION,
         "Takes an order from cart to delivery"
