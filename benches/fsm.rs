@@ -491,7 +491,7 @@ fn transitions(c: &mut Criterion) {
             for &e in &events {
                 let mut failed = None;
                 state = match ours::Cd::transition(&cd, state, black_box(e), &null, &mut failed) {
-                    Step::Fire(row) => ours::Cd::row_target(row),
+                    Step::Fire(_, to) => to,
                     other => panic!("every event is valid: {other:?}"),
                 };
                 black_box(state);

@@ -118,7 +118,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
             let event = events[i];
             let s = ident(&state.value, state.span);
             let e = ident(&event_variant(&event.value), event.span);
-            let body = guarded(&numbered(&row_index, &rows), &rt);
+            let body = guarded(&numbered(&row_index, &rows), &state_ty, &rt);
             quote!((#state_ty::#s, #event_ty::#e) => #body)
         })
     });
@@ -132,12 +132,8 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
             return None;
         }
         let s = ident(&state.value, state.span);
-        let body = guarded(&numbered(&row_index, &rows), &rt);
+        let body = guarded(&numbered(&row_index, &rows), &state_ty, &rt);
         Some(quote!(#state_ty::#s => #body))
-    });
-    let target_arms = indexed.iter().map(|(i, row)| {
-        let to = ident(&row.to.value, row.to.span);
-        quote!(#i => #state_ty::#to)
     });
     let action_arms = indexed.iter().filter_map(|(i, row)| {
         let path = &row.action.as_ref()?.value;
@@ -275,7 +271,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
                 event: #event_ty,
                 params: &#private::serde_json::Value,
                 failed: &mut ::core::option::Option<#rt::GuardError>,
-            ) -> #rt::Step {
+            ) -> #rt::Step<#state_ty> {
                 match (from, event) {
                     #(#transition_arms,)*
                     _ => #rt::Step::Invalid,
@@ -287,21 +283,11 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
                 agent: &Self,
                 from: #state_ty,
                 failed: &mut ::core::option::Option<#rt::GuardError>,
-            ) -> #rt::Step {
+            ) -> #rt::Step<#state_ty> {
                 let params = &#private::serde_json::Value::Null;
                 match from {
                     #(#timeout_arms,)*
                     _ => #rt::Step::Invalid,
-                }
-            }
-
-            #[inline]
-            #[allow(unreachable_patterns)]
-            fn row_target(row: u32) -> #state_ty {
-                match row {
-                    #(#target_arms,)*
-                    // Only rows the two functions above return reach here.
-                    _ => #state_ty::#initial,
                 }
             }
 
@@ -375,11 +361,12 @@ fn numbered<'a>(
 }
 
 /// The rows of one trigger, tried in order:
-/// `if g1(agent) { Fire(1) } else if g2(agent) { Fire(2) } else { Rejected }`.
-fn guarded(rows: &[(u32, &RowDef)], rt: &TokenStream) -> TokenStream {
+/// `if g1(agent) { Fire(1, To1) } else if g2(agent) { Fire(2, To2) } else { Rejected }`.
+fn guarded(rows: &[(u32, &RowDef)], state_ty: &syn::Ident, rt: &TokenStream) -> TokenStream {
     let mut body = quote!(#rt::Step::Rejected);
     for (index, row) in rows.iter().rev() {
-        let fire = quote!(#rt::Step::Fire(#index));
+        let to = ident(&row.to.value, row.to.span);
+        let fire = quote!(#rt::Step::Fire(#index, #state_ty::#to));
         body = match &row.guard {
             Some(guard) => {
                 let name = path_text(&guard.value);
