@@ -6,8 +6,9 @@
 //!
 //! - the rows of `(state, event)` are tried in declaration order; the first whose guard holds
 //!   fires: exit action of the source, the row's action, entry action of the target, then the
-//!   state becomes the target. The three actions run on one draft of the state, committed only
-//!   if all succeed, so a failing (or panicking) action leaves state and FSM position unchanged;
+//!   state becomes the target. The three actions are all or nothing: a copy of the state taken
+//!   before them is put back if one fails (or panics), so a failing action leaves state and FSM
+//!   position unchanged;
 //! - no row is [`AgentError::InvalidTransition`], all guards false is
 //!   [`AgentError::GuardRejected`], a guard that cannot read the event's parameters is
 //!   [`AgentError::GuardFailed`]; either way the agent is unchanged;
@@ -495,7 +496,7 @@ fn on_timer<S: FsmSpec>(agent: &mut Agent<S>, params: Value) -> Result<Vec<Direc
     }
 }
 
-/// Takes a transition: exit, row action, entry on one draft; then the new position and timer.
+/// Takes a transition: exit, row action, entry (all or nothing); then the new position and timer.
 #[inline(always)]
 fn take<S: FsmSpec>(
     state: &mut S,
@@ -521,8 +522,8 @@ fn take<S: FsmSpec>(
     Ok(out)
 }
 
-/// Runs actions in order on one draft of `state`, applying each one's state operations before
-/// the next runs; commits only if every one succeeds.
+/// Runs actions in order on `state`, applying each one's state operations before
+/// the next runs; if one fails, `state` is restored and `out` emptied.
 fn run_actions<S: AgentSpec>(
     state: &mut S,
     exit: Option<FsmAction<S>>,
@@ -558,7 +559,7 @@ fn run_actions<S: AgentSpec>(
 /// its directives. On `Err` the state may be half changed: the caller restores it.
 #[inline]
 fn run_one<S: AgentSpec>(
-    draft: &mut S,
+    state: &mut S,
     action: FsmAction<S>,
     params: &Value,
     out: &mut Vec<Directive>,
@@ -570,11 +571,11 @@ fn run_one<S: AgentSpec>(
     // The outcome is used where the action wrote it, through references: moving it (two
     // vectors) between stack slots costs store-forwarding stalls that dominate a small action.
     let ran = catch_unwind(AssertUnwindSafe(|| {
-        let mut result = (action.run)(draft, params);
+        let mut result = (action.run)(state, params);
         match &mut result {
             Ok(outcome) => {
                 if !outcome.ops.is_empty() {
-                    apply_ops(draft, &outcome.ops)?;
+                    apply_ops(state, &outcome.ops)?;
                 }
                 if !outcome.directives.is_empty() {
                     out.append(&mut outcome.directives);
