@@ -298,6 +298,7 @@ impl<S> ActionEntry<S> {
     /// parameter type (a behaviour tree runs the same leaf every tick, without JSON). `None` for
     /// an async action. Like [`ActionFn::Sync`], it mutates `state` directly: wrap it in a draft
     /// (see [`run_sync`]) to keep the state unchanged on failure.
+    #[inline]
     pub fn run_sync_args(
         &self,
         state: &mut S,

@@ -110,10 +110,12 @@ macro_rules! composite {
                 $tick(&self.children, state, ctx, $go_on)
             }
 
+            #[inline]
             fn halt(&self, state: &mut Self::State, ctx: &mut Ctx<'_, S>) {
                 halt_composite(&self.children, state, ctx)
             }
 
+            #[inline]
             fn is_running(&self, state: &Self::State) -> bool {
                 state.running
             }
@@ -206,6 +208,7 @@ impl<C> Parallel<C> {
 impl<S, C: Children<S>> Node<S> for Parallel<C> {
     type State = ParallelState<C::State>;
 
+    #[inline]
     fn tick(&self, state: &mut Self::State, ctx: &mut Ctx<'_, S>) -> Status {
         let (success, failure) = self.thresholds::<S>();
         for i in 0..C::LEN {
@@ -236,12 +239,14 @@ impl<S, C: Children<S>> Node<S> for Parallel<C> {
         Status::Running
     }
 
+    #[inline]
     fn halt(&self, state: &mut Self::State, ctx: &mut Ctx<'_, S>) {
         if state.running {
             self.finish(state, ctx);
         }
     }
 
+    #[inline]
     fn is_running(&self, state: &Self::State) -> bool {
         state.running
     }
