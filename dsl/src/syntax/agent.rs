@@ -34,7 +34,7 @@ pub fn agent(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> AgentDef {
             }
             Rule::actions => {
                 for p in children(part) {
-                    if let Some((path, name)) = path(cx, file, &p) {
+                    if let Some((path, name)) = path(file, &p) {
                         def.actions.push(ActionRef { path, name });
                     }
                 }
