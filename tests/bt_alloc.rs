@@ -1,16 +1,12 @@
 //! A generated behaviour tree ticks without allocating: 1,000 ticks of a tree mixing every kind
 //! of composite, decorators, timers, conditions and actions with arguments, through the agent's
-//! strategy and the host clock, allocate nothing. The counting allocator is `stats_alloc`'s;
-//! this binary holds one test so no other test allocates meanwhile.
+//! strategy and the host clock, allocate nothing. The counting allocator is
+//! `allocation-counter`'s, which counts per thread, so the test harness's own threads cannot
+//! disturb the count.
 
-use std::alloc::System;
 use std::time::Duration;
 
-use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 use stratagem::prelude::*;
-
-#[global_allocator]
-static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 
 #[agent(strategy = BehaviorTree, tree = Work, tick = 10ms)]
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
@@ -100,12 +96,11 @@ async fn a_thousand_ticks_of_a_generated_tree_allocate_nothing() {
     let mut allocations = 0;
     let mut bytes = 0;
     for _ in 0..1_000 {
-        let region = Region::new(GLOBAL);
-        let directives = agent.tick();
-        let change = region.change();
-        drop(directives);
-        allocations += change.allocations + change.reallocations;
-        bytes += change.bytes_allocated;
+        let mut directives = Vec::new();
+        let info = allocation_counter::measure(|| directives = agent.tick());
+        assert!(directives.is_empty(), "{directives:?}");
+        allocations += info.count_total;
+        bytes += info.bytes_total;
         tokio::time::advance(Duration::from_millis(10)).await;
     }
     let state = agent.state();
