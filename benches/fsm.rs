@@ -489,8 +489,7 @@ fn transitions(c: &mut Criterion) {
         black_box(&mut state);
         b.iter(|| {
             for &e in &events {
-                let mut failed = None;
-                state = match ours::Cd::transition(&cd, state, black_box(e), &null, &mut failed) {
+                state = match ours::Cd::transition(&cd, state, black_box(e), &null) {
                     Step::Fire(_, to) => to,
                     other => panic!("every event is valid: {other:?}"),
                 };

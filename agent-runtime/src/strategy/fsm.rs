@@ -96,22 +96,21 @@ pub trait FsmSpec: AgentSpec<Strategy = Fsm> {
     fn accepted(state: Self::State) -> &'static [Self::Event];
 
     /// The rows of `(from, event)`, tried in declaration order against `agent`'s state and the
-    /// event's parameters: the row that fires, by its index in declaration order. A guard that
-    /// cannot read the parameters leaves its error in `failed`.
+    /// event's parameters: the row that fires, by its index in declaration order.
     fn transition(
         agent: &Self,
         from: Self::State,
         event: Self::Event,
         params: &Value,
-        failed: &mut Option<GuardError>,
     ) -> Step<Self::State>;
 
     /// The `after` row of `from`, fired by its timer (its guards see `null` parameters).
-    fn timeout(
-        agent: &Self,
-        from: Self::State,
-        failed: &mut Option<GuardError>,
-    ) -> Step<Self::State>;
+    fn timeout(agent: &Self, from: Self::State) -> Step<Self::State>;
+
+    /// Why the guard of row `row` could not run with `params` (after
+    /// [`Step::GuardFailed`]): guards are pure, so running it again gives the same error, and
+    /// the error never has to travel through the hot path.
+    fn guard_error(agent: &Self, row: u32, params: &Value) -> Option<GuardError>;
 
     /// The `do` action of row `row`.
     fn row_action(row: u32) -> Option<FsmAction<Self>>;
@@ -142,8 +141,9 @@ pub enum Step<St> {
     Rejected,
     /// No row.
     Invalid,
-    /// A guard could not read the event's parameters (the error is in the `failed` slot).
-    GuardFailed,
+    /// The guard of this row could not read the event's parameters
+    /// ([`FsmSpec::guard_error`] says why).
+    GuardFailed(u32),
 }
 
 /// A guard that could not run: its name and why.
@@ -434,10 +434,9 @@ fn fire<S: FsmSpec>(
 ) -> Result<Vec<Directive>, AgentError> {
     let (state, fsm) = agent.parts_mut();
     let from = fsm.state;
-    let mut failed = None;
-    let result = match S::transition(state, from, event, &params, &mut failed) {
+    let result = match S::transition(state, from, event, &params) {
         Step::Fire(row, to) => take(state, fsm, to, S::row_action(row), &params),
-        step => Err(refused::<S>(step, from, Some(event), failed)),
+        step => Err(refused::<S>(state, step, from, Some(event), &params)),
     };
     discard(params);
     result
@@ -446,21 +445,26 @@ fn fire<S: FsmSpec>(
 /// The error for a step that fired no row.
 #[cold]
 fn refused<S: FsmSpec>(
+    agent: &S,
     step: Step<S::State>,
     from: S::State,
     event: Option<S::Event>,
-    failed: Option<GuardError>,
+    params: &Value,
 ) -> AgentError {
     let event_name = || match event {
         Some(event) => event.to_string(),
         None => S::after(from).map_or_else(|| "after".to_string(), after_name),
     };
+    let failed = match step {
+        Step::GuardFailed(row) => S::guard_error(agent, row, params),
+        _ => None,
+    };
     match (step, failed) {
-        (Step::GuardFailed, Some(GuardError { guard, error })) => AgentError::GuardFailed {
+        (Step::GuardFailed(_), Some(GuardError { guard, error })) => AgentError::GuardFailed {
             guard: guard.to_string(),
             error,
         },
-        (Step::Rejected, _) => AgentError::GuardRejected {
+        (Step::Rejected | Step::GuardFailed(_), _) => AgentError::GuardRejected {
             state: from.to_string(),
             event: event_name(),
             guards: S::guards(from, event)
@@ -487,12 +491,11 @@ fn on_timer<S: FsmSpec>(agent: &mut Agent<S>, params: Value) -> Result<Vec<Direc
         return Ok(Vec::new());
     }
     let from = fsm.state;
-    let mut failed = None;
-    match S::timeout(state, from, &mut failed) {
+    match S::timeout(state, from) {
         Step::Fire(row, to) => take(state, fsm, to, S::row_action(row), &Value::Null),
         // A timer for a state without an `after` row (a checkpoint of an older machine).
         Step::Invalid => Ok(Vec::new()),
-        step => Err(refused::<S>(step, from, None, failed)),
+        step => Err(refused::<S>(state, step, from, None, &Value::Null)),
     }
 }
 

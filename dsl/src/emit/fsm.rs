@@ -135,6 +135,20 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
         let body = guarded(&numbered(&row_index, &rows), &state_ty, &rt);
         Some(quote!(#state_ty::#s => #body))
     });
+    let guard_error_arms = indexed.iter().filter_map(|(i, row)| {
+        let guard = row.guard.as_ref()?;
+        let name = path_text(&guard.value);
+        let span = guard.span.to_proc_macro();
+        let path = &guard.value;
+        let (agent, params) = (quote!(agent), quote!(params));
+        let check = quote_spanned!(span=> #rt::Guard::<Self, _>::check(&#path, #name, #agent, #params));
+        Some(quote! {
+            #i => match #check {
+                ::core::result::Result::Err(error) => ::core::option::Option::Some(#rt::GuardError { guard: #name, error }),
+                ::core::result::Result::Ok(_) => ::core::option::Option::None,
+            }
+        })
+    });
     let action_arms = indexed.iter().filter_map(|(i, row)| {
         let path = &row.action.as_ref()?.value;
         Some(quote!(#i => ::core::option::Option::Some(#rt::FsmAction::<Self>::of::<#path>())))
@@ -270,7 +284,6 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
                 from: #state_ty,
                 event: #event_ty,
                 params: &#private::serde_json::Value,
-                failed: &mut ::core::option::Option<#rt::GuardError>,
             ) -> #rt::Step<#state_ty> {
                 match (from, event) {
                     #(#transition_arms,)*
@@ -279,11 +292,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
             }
 
             #[allow(unreachable_patterns, unused_variables)]
-            fn timeout(
-                agent: &Self,
-                from: #state_ty,
-                failed: &mut ::core::option::Option<#rt::GuardError>,
-            ) -> #rt::Step<#state_ty> {
+            fn timeout(agent: &Self, from: #state_ty) -> #rt::Step<#state_ty> {
                 let params = &#private::serde_json::Value::Null;
                 match from {
                     #(#timeout_arms,)*
@@ -296,6 +305,18 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
             fn row_action(row: u32) -> ::core::option::Option<#rt::FsmAction<Self>> {
                 match row {
                     #(#action_arms,)*
+                    _ => ::core::option::Option::None,
+                }
+            }
+
+            #[allow(unreachable_patterns, unused_variables)]
+            fn guard_error(
+                agent: &Self,
+                row: u32,
+                params: &#private::serde_json::Value,
+            ) -> ::core::option::Option<#rt::GuardError> {
+                match row {
+                    #(#guard_error_arms,)*
                     _ => ::core::option::Option::None,
                 }
             }
@@ -380,10 +401,7 @@ fn guarded(rows: &[(u32, &RowDef)], state_ty: &syn::Ident, rt: &TokenStream) -> 
                     match #check {
                         ::core::result::Result::Ok(true) => #fire,
                         ::core::result::Result::Ok(false) => #body,
-                        ::core::result::Result::Err(error) => {
-                            *failed = ::core::option::Option::Some(#rt::GuardError { guard: #name, error });
-                            #rt::Step::GuardFailed
-                        }
+                        ::core::result::Result::Err(_) => #rt::Step::GuardFailed(#index),
                     }
                 }
             }

@@ -6,7 +6,7 @@ use super::literal::{duration, literal, name, path, rust_type, string};
 use super::routes::routes;
 use super::{Rule, children, span};
 use crate::check::Ctxt;
-use crate::model::{ActionRef, AgentDef, Field, FileId, StateDef, StrategyDef};
+use crate::model::{ActionRef, AgentDef, Field, FileId, Span, StateDef, StrategyDef};
 
 /// Lowers an `agent` pair. Parts may come in any order; repeated once-only parts are recorded
 /// for the checker, repeated `state`, `actions` and `routes` blocks append.
@@ -34,7 +34,7 @@ pub fn agent(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> AgentDef {
             }
             Rule::actions => {
                 for p in children(part) {
-                    if let Some((path, name)) = path(cx, file, &p) {
+                    if let Some((path, name)) = path(file, &p) {
                         def.actions.push(ActionRef { path, name });
                     }
                 }
@@ -46,8 +46,10 @@ pub fn agent(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> AgentDef {
             }
             Rule::routes => def.routes.extend(routes(cx, file, part)),
             Rule::strategy => {
+                // "Given twice" points at `strategy fsm`, not at the whole block.
+                let head = head_span(file, &part).unwrap_or(at);
                 if let Some(strategy) = strategy(cx, file, part) {
-                    def.strategy.set(strategy, at);
+                    def.strategy.set(strategy, head);
                 }
             }
             _ => {}
@@ -78,4 +80,16 @@ fn strategy(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> Option<StrategyDef
         Rule::strategy_ai => super::ai::ai(cx, file, inner).map(|ai| StrategyDef::Ai(Box::new(ai))),
         _ => None,
     }
+}
+
+/// `strategy <kind>`: from the `strategy` keyword to the end of the kind's keyword.
+fn head_span(file: FileId, part: &Pair<'_, Rule>) -> Option<Span> {
+    let start = part.as_span().start();
+    let inner = children(part.clone()).next()?;
+    let kind = inner.into_inner().next()?;
+    Some(Span::File {
+        file,
+        start,
+        end: kind.as_span().end(),
+    })
 }

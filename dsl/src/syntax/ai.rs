@@ -31,7 +31,7 @@ pub fn ai(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> Option<AiDef> {
             }
             Rule::ai_tools => {
                 let tools: Vec<ActionRef> = children(part)
-                    .filter_map(|p| path(cx, file, &p))
+                    .filter_map(|p| path(file, &p))
                     .map(|(path, name)| ActionRef { path, name })
                     .collect();
                 def.tools.set(tools, at);

@@ -49,7 +49,7 @@ pub fn fsm(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> FsmDef {
                 } else {
                     HookKind::Exit
                 };
-                if let Some((action, _)) = path(cx, file, &action) {
+                if let Some((action, _)) = path(file, &action) {
                     fsm.hooks.push(HookDef {
                         kind: Spanned::new(hook, span(file, &kind)),
                         state: name(file, &state),
@@ -97,8 +97,8 @@ fn row(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> Option<RowDef> {
                     .unwrap_or_else(|| Spanned::new(crate::model::DurationMs(1), span(file, &at)));
                 trigger = Some(Trigger::After(d));
             }
-            Rule::row_guard => guard = Some(path(cx, file, &children(part).next()?)?.0),
-            Rule::row_action => action = Some(path(cx, file, &children(part).next()?)?.0),
+            Rule::row_guard => guard = Some(path(file, &children(part).next()?)?.0),
+            Rule::row_action => action = Some(path(file, &children(part).next()?)?.0),
             _ => {}
         }
     }

@@ -193,7 +193,7 @@ pub fn literal(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> Option<Spanned<
 }
 
 /// A `path` pair as a `syn::Path`, spanned at the whole path. The name is its last segment.
-pub fn path(cx: &Ctxt, file: FileId, pair: &Pair<'_, Rule>) -> Option<(Spanned<syn::Path>, Name)> {
+pub fn path(file: FileId, pair: &Pair<'_, Rule>) -> Option<(Spanned<syn::Path>, Name)> {
     let at = span(file, pair);
     let text = pair.as_str();
     let last = text.rsplit("::").next().unwrap_or(text);
@@ -219,7 +219,6 @@ pub fn path(cx: &Ctxt, file: FileId, pair: &Pair<'_, Rule>) -> Option<(Spanned<s
         leading_colon: None,
         segments: segments.map(syn::PathSegment::from).collect(),
     };
-    let _ = cx;
     Some((Spanned::new(path, at), name))
 }
 

@@ -24,7 +24,7 @@ fn route(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> Option<RouteDef> {
             Rule::string => pattern = Some(string(cx, file, &part)),
             Rule::route_tick => target = Some(RouteTargetDef::Tick(span(file, &part))),
             Rule::path => {
-                let (path, name) = path(cx, file, &part)?;
+                let (path, name) = path(file, &part)?;
                 // The route points at the target's name, as the macro front-end does.
                 target = Some(RouteTargetDef::Named(crate::model::Spanned::new(
                     path.value, name.span,

@@ -67,7 +67,7 @@ fn node(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> Option<NodeDef> {
             let mut parts = children(leaf.clone());
             let kind = match leaf.as_rule() {
                 Rule::leaf_action => {
-                    let (path, _) = path(cx, file, &parts.next()?)?;
+                    let (path, _) = path(file, &parts.next()?)?;
                     let mut args = Vec::new();
                     for arg in parts {
                         let mut kv = arg.into_inner();
@@ -77,7 +77,7 @@ fn node(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> Option<NodeDef> {
                     }
                     NodeKind::Action { path, args }
                 }
-                Rule::leaf_condition => NodeKind::Condition(path(cx, file, &parts.next()?)?.0),
+                Rule::leaf_condition => NodeKind::Condition(path(file, &parts.next()?)?.0),
                 Rule::leaf_wait => NodeKind::Wait(duration_or_stand_in(cx, file, &parts.next()?)),
                 Rule::leaf_subtree => NodeKind::Subtree(name(file, &parts.next()?)),
                 _ => return None,
