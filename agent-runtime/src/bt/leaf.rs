@@ -140,9 +140,9 @@ pub struct ActionState {
 
 /// `action name(k = v)`: runs an agent action with the same contract as everywhere else.
 ///
-/// A sync action runs on a draft of the blackboard, committed unless it fails (an `Err`, a
-/// `Status::Failure`, a panic, a state operation that does not apply); its directives go to the
-/// host. `Ok` is `Success`; an [`Outcome::in_progress`] (or `Status::Running`) is `Running`, and
+/// A sync action runs on the blackboard with a copy kept to restore it if the action fails (an
+/// `Err`, a `Status::Failure`, a panic, a state operation that does not apply); its directives
+/// go to the host. `Ok` is `Success`; an [`Outcome::in_progress`] (or `Status::Running`) is `Running`, and
 /// the action runs again next tick. A plain failure is control flow (`Failure`, no error
 /// reported); invalid parameters, panics and bad state operations also send an `Error` directive.
 ///
@@ -231,10 +231,11 @@ where
     }
 }
 
-/// Runs a sync action on a draft of `state`, committed only on success (as `run_sync`), its
-/// directives appended to `out`; returns the outcome's `in_progress`. Only a small value
-/// crosses the panic boundary (the error is boxed, on the failure path only), which keeps the
-/// hot path free of large moves.
+/// Runs a sync action on `state` in place, with a copy to restore if it fails (an error, a
+/// panic, a state operation that does not apply): the same all-or-nothing as `run_sync`'s
+/// draft, without copying the state back on success. Its directives are appended to `out`
+/// only on success; returns the outcome's `in_progress`. Only a small value crosses the panic
+/// boundary (the error is boxed, on the failure path only).
 #[inline]
 fn run_draft<S, F>(
     name: &str,
@@ -246,9 +247,9 @@ where
     S: Clone + Serialize + DeserializeOwned,
     F: FnOnce(&mut S) -> Option<Result<Outcome, ActionError>>,
 {
-    let mut draft = state.clone();
+    let backup = state.clone();
     let result = catch_unwind(AssertUnwindSafe(|| -> Result<bool, Box<ActionError>> {
-        let outcome = match f(&mut draft) {
+        let outcome = match f(state) {
             Some(Ok(outcome)) => outcome,
             Some(Err(error)) => return Err(Box::new(error)),
             None => {
@@ -258,7 +259,7 @@ where
             }
         };
         if !outcome.ops.is_empty() {
-            apply_ops(&mut draft, &outcome.ops).map_err(Box::new)?;
+            apply_ops(state, &outcome.ops).map_err(Box::new)?;
         }
         if !outcome.directives.is_empty() {
             out.extend(outcome.directives);
@@ -266,12 +267,15 @@ where
         Ok(outcome.in_progress)
     }));
     match result {
-        Ok(Ok(in_progress)) => {
-            *state = draft;
-            Ok(in_progress)
+        Ok(Ok(in_progress)) => Ok(in_progress),
+        Ok(Err(error)) => {
+            *state = backup;
+            Err(error)
         }
-        Ok(Err(error)) => Err(error),
-        Err(payload) => Err(Box::new(ActionError::panicked(name, payload.as_ref()))),
+        Err(payload) => {
+            *state = backup;
+            Err(Box::new(ActionError::panicked(name, payload.as_ref())))
+        }
     }
 }
 
