@@ -124,6 +124,27 @@ pub struct BtDef {
 }
 
 impl NodeKind {
+    /// Every node keyword, in LANGUAGE.md's order: both front-ends list them in errors.
+    pub const KEYWORDS: &'static [&'static str] = &[
+        "sequence",
+        "reactive_sequence",
+        "selector",
+        "reactive_selector",
+        "parallel",
+        "invert",
+        "force_success",
+        "force_failure",
+        "run_once",
+        "repeat",
+        "retry",
+        "timeout",
+        "delay",
+        "action",
+        "condition",
+        "wait",
+        "subtree",
+    ];
+
     /// The keyword as written (`reactive_sequence`, `timeout`).
     pub fn keyword(&self) -> &'static str {
         match self {

@@ -143,25 +143,7 @@ pub fn syntax_error(file: FileId, source: &str, error: &Error<Rule>) -> Diagnost
 }
 
 /// The keywords that start a tree node.
-const NODE_KEYWORDS: &[&str] = &[
-    "sequence",
-    "reactive_sequence",
-    "selector",
-    "reactive_selector",
-    "parallel",
-    "invert",
-    "force_success",
-    "force_failure",
-    "run_once",
-    "repeat",
-    "retry",
-    "timeout",
-    "delay",
-    "action",
-    "condition",
-    "wait",
-    "subtree",
-];
+const NODE_KEYWORDS: &[&str] = crate::model::NodeKind::KEYWORDS;
 
 /// Tokens pest records that say nothing to a user: whitespace and comment openers, pieces of
 /// numbers and names.

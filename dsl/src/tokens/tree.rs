@@ -33,25 +33,7 @@ use crate::model::{
 };
 
 /// Every node keyword.
-pub const NODES: &[&str] = &[
-    "sequence",
-    "reactive_sequence",
-    "selector",
-    "reactive_selector",
-    "parallel",
-    "invert",
-    "force_success",
-    "force_failure",
-    "run_once",
-    "repeat",
-    "retry",
-    "timeout",
-    "delay",
-    "action",
-    "condition",
-    "wait",
-    "subtree",
-];
+pub const NODES: &[&str] = NodeKind::KEYWORDS;
 
 /// Parses the input of `bt! { ... }`.
 pub fn bt(input: TokenStream) -> syn::Result<BtDef> {
