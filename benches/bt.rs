@@ -186,6 +186,71 @@ impl Generated {
     }
 }
 
+/// The engine alone: the same tree built by hand from the runtime's node types, with leaves
+/// that call the functions directly instead of going through the action contract. The gap to
+/// `generated` is the contract's cost (draft, panic isolation, argument decoding, outcome).
+#[derive(Clone, Copy)]
+struct Call(fn(&mut Bot) -> Status);
+
+impl Node<Bot> for Call {
+    type State = bool;
+
+    #[inline]
+    fn tick(&self, running: &mut bool, ctx: &mut stratagem::bt::Ctx<'_, Bot>) -> Status {
+        let status = (self.0)(ctx.state_mut());
+        *running = status == Status::Running;
+        status
+    }
+
+    fn halt(&self, running: &mut bool, _: &mut stratagem::bt::Ctx<'_, Bot>) {
+        *running = false;
+    }
+
+    fn is_running(&self, running: &bool) -> bool {
+        *running
+    }
+
+    fn visit(&self, _: &bool, _: usize, _: &mut dyn FnMut(stratagem::bt::Visit<'_>)) {}
+}
+
+fn engine_tree() -> impl Node<Bot> {
+    use stratagem::bt::{
+        ForceSuccess, ReactiveSequence, Repeat, Selector, Sequence as Seq, Wait, condition,
+    };
+    use stratagem::nodes;
+    Repeat::new(
+        4_000_000_000,
+        Seq::new(nodes![
+            Selector::new(nodes![
+                condition::<Bot, _>("battery_ok", battery_ok),
+                Call(do_recharge)
+            ]),
+            ForceSuccess::new(ReactiveSequence::new(nodes![
+                condition::<Bot, _>("path_clear", path_clear),
+                Seq::new(nodes![
+                    Call(|b| {
+                        do_pick_target(b);
+                        Status::Success
+                    }),
+                    Call(do_move_step)
+                ]),
+            ])),
+            Selector::new(nodes![
+                stratagem::bt::Invert::new(condition::<Bot, _>("alarm", alarm)),
+                Call(|b| {
+                    do_sound_alarm(b);
+                    Status::Success
+                })
+            ]),
+            ForceSuccess::new(Call(|b| {
+                do_report(b);
+                Status::Success
+            })),
+            Wait::new(Duration::from_millis(10)),
+        ]),
+    )
+}
+
 /// Hand-written: the same tree as indices, flags and a `match`.
 #[derive(Default)]
 struct Hand {
@@ -361,6 +426,23 @@ fn same_work() {
         assert_eq!(a, b);
     }
     assert!(a.trips > 1_000 && a.alarms > 0 && a.reports > 0, "{a:?}");
+    assert!(
+        generated.out.is_empty(),
+        "no directives: {:?}",
+        generated.out.first()
+    );
+    let (mut c, tree, mut run, mut out) = (
+        Bot::default(),
+        engine_tree(),
+        TreeRun::default(),
+        Vec::new(),
+    );
+    for _ in 0..10_000 {
+        c.tick += 1;
+        let now = Duration::from_millis(c.tick * 10);
+        run.tick_into(&tree, &mut c, now, &mut out);
+    }
+    assert_eq!(a, c, "the engine-only tree does the same work");
     let mut bonsai = bonsai_tree();
     let event: Event = UpdateArgs { dt: 0.01 }.into();
     for _ in 0..10_000 {
@@ -382,6 +464,17 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             bot.tick += 1;
             black_box(tree.tick(black_box(&mut bot)))
+        });
+    });
+    group.bench_function("engine_only", |b| {
+        let tree = engine_tree();
+        let mut run = TreeRun::default();
+        let mut out = Vec::new();
+        let mut bot = Bot::default();
+        b.iter(|| {
+            bot.tick += 1;
+            let now = Duration::from_millis(bot.tick * 10);
+            black_box(run.tick_into(&tree, black_box(&mut bot), now, &mut out))
         });
     });
     group.bench_function("hand_written", |b| {

@@ -94,12 +94,14 @@ fn is_false(b: &bool) -> bool {
 
 impl Outcome {
     /// No operations, no directives.
+    #[inline]
     pub fn new() -> Self {
         Outcome::default()
     }
 
     /// Marks the work unfinished (see [`Outcome::in_progress`]): a behaviour-tree leaf stays
     /// `Running`; the state changes and directives still apply.
+    #[inline]
     pub fn in_progress(mut self) -> Self {
         self.in_progress = true;
         self
@@ -177,18 +179,21 @@ pub trait IntoOutcome {
 }
 
 impl IntoOutcome for () {
+    #[inline]
     fn into_outcome(self) -> Result<Outcome, ActionError> {
         Ok(Outcome::new())
     }
 }
 
 impl IntoOutcome for Outcome {
+    #[inline]
     fn into_outcome(self) -> Result<Outcome, ActionError> {
         Ok(self)
     }
 }
 
 impl<E: IntoActionError> IntoOutcome for Result<(), E> {
+    #[inline]
     fn into_outcome(self) -> Result<Outcome, ActionError> {
         self.map(|()| Outcome::new())
             .map_err(IntoActionError::into_action_error)
@@ -196,6 +201,7 @@ impl<E: IntoActionError> IntoOutcome for Result<(), E> {
 }
 
 impl<E: IntoActionError> IntoOutcome for Result<Outcome, E> {
+    #[inline]
     fn into_outcome(self) -> Result<Outcome, ActionError> {
         self.map_err(IntoActionError::into_action_error)
     }
@@ -298,6 +304,7 @@ impl<S> ActionEntry<S> {
     /// parameter type (a behaviour tree runs the same leaf every tick, without JSON). `None` for
     /// an async action. Like [`ActionFn::Sync`], it mutates `state` directly: wrap it in a draft
     /// (see [`run_sync`]) to keep the state unchanged on failure.
+    #[inline]
     pub fn run_sync_args(
         &self,
         state: &mut S,
@@ -349,6 +356,7 @@ fn run_sync_json<S, A: SyncAction<S>>(
     A::run(state, decode_params::<A::Params>(A::NAME, params)?)
 }
 
+#[inline]
 fn run_sync_args<S, A: SyncAction<S>>(
     state: &mut S,
     args: crate::bt::Args,

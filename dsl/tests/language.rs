@@ -39,3 +39,22 @@ fn formatting_keeps_the_meaning_and_every_comment() {
     };
     assert_eq!(comments(LANGUAGE), comments(&formatted));
 }
+
+#[test]
+fn the_example_agents_are_in_canonical_layout() {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/order-service/agents");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(
+            format(FileId(0), &text).unwrap(),
+            text,
+            "`{}` is not formatted: run `agentc fmt` on it",
+            path.display()
+        );
+        seen += 1;
+    }
+    assert_eq!(seen, 3);
+}

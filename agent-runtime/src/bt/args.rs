@@ -36,6 +36,7 @@ impl Args {
     pub const NONE: Args = Args(&[]);
 
     /// Decodes the arguments into an action's parameter type.
+    #[inline]
     pub fn decode<P: DeserializeOwned>(self, action: &str) -> Result<P, ActionError> {
         P::deserialize(self).map_err(|e: de::value::Error| ActionError::invalid_params(action, e))
     }
@@ -79,6 +80,7 @@ impl Arg {
 impl<'de> Deserializer<'de> for Args {
     type Error = de::value::Error;
 
+    #[inline]
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
         let mut map = de::value::MapDeserializer::new(self.0.iter().copied());
         let value = visitor.visit_map(&mut map)?;

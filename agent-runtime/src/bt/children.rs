@@ -28,6 +28,17 @@ pub trait Children<S> {
     /// Ticks child `i`.
     fn tick(&self, i: usize, state: &mut Self::State, ctx: &mut Ctx<'_, S>) -> Status;
 
+    /// Ticks children from `start` on, in order, while they return `go_on`; returns the index
+    /// and status of the first that did not, or `None` when all did. One pass down the list,
+    /// however many children run.
+    fn tick_while(
+        &self,
+        start: usize,
+        go_on: Status,
+        state: &mut Self::State,
+        ctx: &mut Ctx<'_, S>,
+    ) -> Option<(usize, Status)>;
+
     /// Halts every running child except child `keep` (pass `usize::MAX` to halt them all).
     fn halt_except(&self, keep: usize, state: &mut Self::State, ctx: &mut Ctx<'_, S>);
 
@@ -55,6 +66,15 @@ impl<S> Children<S> for () {
         // Composites never index past `LEN`; failing is the harmless answer if one did.
         Status::Failure
     }
+    fn tick_while(
+        &self,
+        _: usize,
+        _: Status,
+        _: &mut (),
+        _: &mut Ctx<'_, S>,
+    ) -> Option<(usize, Status)> {
+        None
+    }
     fn halt_except(&self, _: usize, _: &mut (), _: &mut Ctx<'_, S>) {}
     fn is_running(&self, _: usize, _: &()) -> bool {
         false
@@ -78,6 +98,28 @@ impl<S, H: Node<S>, T: Children<S>> Children<S> for (H, T) {
         } else {
             self.1.tick(i - 1, &mut state.1, ctx)
         }
+    }
+
+    #[inline]
+    fn tick_while(
+        &self,
+        start: usize,
+        go_on: Status,
+        state: &mut Self::State,
+        ctx: &mut Ctx<'_, S>,
+    ) -> Option<(usize, Status)> {
+        let rest = if start == 0 {
+            let status = self.0.tick(&mut state.0.node, ctx);
+            if status != go_on {
+                return Some((0, status));
+            }
+            0
+        } else {
+            start - 1
+        };
+        self.1
+            .tick_while(rest, go_on, &mut state.1, ctx)
+            .map(|(i, status)| (i + 1, status))
     }
 
     #[inline]

@@ -27,23 +27,23 @@ fn tick_with_memory<S, C: Children<S>>(
     ctx: &mut Ctx<'_, S>,
     go_on: Status,
 ) -> Status {
-    while state.current < C::LEN {
-        match children.tick(state.current, &mut state.children, ctx) {
-            Status::Running => {
-                state.running = true;
-                return Status::Running;
-            }
-            status if status == go_on => state.current += 1,
-            decided => {
-                state.current = 0;
-                state.running = false;
-                return decided;
-            }
+    match children.tick_while(state.current, go_on, &mut state.children, ctx) {
+        Some((i, Status::Running)) => {
+            state.current = i;
+            state.running = true;
+            Status::Running
+        }
+        Some((_, decided)) => {
+            state.current = 0;
+            state.running = false;
+            decided
+        }
+        None => {
+            state.current = 0;
+            state.running = false;
+            go_on
         }
     }
-    state.current = 0;
-    state.running = false;
-    go_on
 }
 
 /// Ticks every child from the first each tick; a `Running` child halts every other running one,
@@ -55,23 +55,22 @@ fn tick_reactive<S, C: Children<S>>(
     ctx: &mut Ctx<'_, S>,
     go_on: Status,
 ) -> Status {
-    for i in 0..C::LEN {
-        match children.tick(i, &mut state.children, ctx) {
-            Status::Running => {
-                children.halt_except(i, &mut state.children, ctx);
-                state.running = true;
-                return Status::Running;
-            }
-            status if status == go_on => {}
-            decided => {
-                children.halt_except(ALL, &mut state.children, ctx);
-                state.running = false;
-                return decided;
-            }
+    match children.tick_while(0, go_on, &mut state.children, ctx) {
+        Some((i, Status::Running)) => {
+            children.halt_except(i, &mut state.children, ctx);
+            state.running = true;
+            Status::Running
+        }
+        Some((_, decided)) => {
+            children.halt_except(ALL, &mut state.children, ctx);
+            state.running = false;
+            decided
+        }
+        None => {
+            state.running = false;
+            go_on
         }
     }
-    state.running = false;
-    go_on
 }
 
 fn halt_composite<S, C: Children<S>>(
@@ -110,10 +109,12 @@ macro_rules! composite {
                 $tick(&self.children, state, ctx, $go_on)
             }
 
+            #[inline]
             fn halt(&self, state: &mut Self::State, ctx: &mut Ctx<'_, S>) {
                 halt_composite(&self.children, state, ctx)
             }
 
+            #[inline]
             fn is_running(&self, state: &Self::State) -> bool {
                 state.running
             }
@@ -206,6 +207,7 @@ impl<C> Parallel<C> {
 impl<S, C: Children<S>> Node<S> for Parallel<C> {
     type State = ParallelState<C::State>;
 
+    #[inline]
     fn tick(&self, state: &mut Self::State, ctx: &mut Ctx<'_, S>) -> Status {
         let (success, failure) = self.thresholds::<S>();
         for i in 0..C::LEN {
@@ -236,12 +238,14 @@ impl<S, C: Children<S>> Node<S> for Parallel<C> {
         Status::Running
     }
 
+    #[inline]
     fn halt(&self, state: &mut Self::State, ctx: &mut Ctx<'_, S>) {
         if state.running {
             self.finish(state, ctx);
         }
     }
 
+    #[inline]
     fn is_running(&self, state: &Self::State) -> bool {
         state.running
     }

@@ -34,26 +34,37 @@ impl<'a, S> Ctx<'a, S> {
     }
 
     /// The blackboard.
+    #[inline]
     pub fn state(&self) -> &S {
         self.state
     }
 
     /// The blackboard, mutably.
+    #[inline]
     pub fn state_mut(&mut self) -> &mut S {
         self.state
     }
 
+    /// The blackboard and the directives, together (for leaves that write both).
+    #[inline]
+    pub(crate) fn parts(&mut self) -> (&mut S, &mut Vec<Directive>) {
+        (self.state, self.out)
+    }
+
     /// The time of this tick; every node of the tick sees the same value.
+    #[inline]
     pub fn now(&self) -> Duration {
         self.now
     }
 
     /// Hands a directive to the host.
+    #[inline]
     pub fn emit(&mut self, directive: Directive) {
         self.out.push(directive);
     }
 
     /// Hands several directives to the host.
+    #[inline]
     pub fn emit_all(&mut self, directives: impl IntoIterator<Item = Directive>) {
         self.out.extend(directives);
     }

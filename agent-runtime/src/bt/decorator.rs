@@ -30,10 +30,12 @@ macro_rules! mapping {
                 $map
             }
 
+            #[inline]
             fn halt(&self, state: &mut Self::State, ctx: &mut Ctx<'_, S>) {
                 halt_running(&self.child, state, ctx)
             }
 
+            #[inline]
             fn is_running(&self, state: &Self::State) -> bool {
                 self.child.is_running(state)
             }
@@ -86,10 +88,12 @@ impl<S, N: Node<S>> Node<S> for Subtree<N> {
         self.child.tick(state, ctx)
     }
 
+    #[inline]
     fn halt(&self, state: &mut Self::State, ctx: &mut Ctx<'_, S>) {
         halt_running(&self.child, state, ctx)
     }
 
+    #[inline]
     fn is_running(&self, state: &Self::State) -> bool {
         self.child.is_running(state)
     }
@@ -132,6 +136,7 @@ macro_rules! counting {
         impl<S, N: Node<S>> Node<S> for $name<N> {
             type State = CountState<N::State>;
 
+            #[inline]
             fn tick(&self, state: &mut Self::State, ctx: &mut Ctx<'_, S>) -> Status {
                 // A child that completes at once is ticked again within this tick.
                 loop {
@@ -152,6 +157,7 @@ macro_rules! counting {
                 }
             }
 
+            #[inline]
             fn halt(&self, state: &mut Self::State, ctx: &mut Ctx<'_, S>) {
                 if self.child.is_running(&state.child) {
                     halt_running(&self.child, &mut state.child, ctx);
@@ -159,6 +165,7 @@ macro_rules! counting {
                 }
             }
 
+            #[inline]
             fn is_running(&self, state: &Self::State) -> bool {
                 self.child.is_running(&state.child)
             }
@@ -208,6 +215,7 @@ impl<N> Timeout<N> {
 impl<S, N: Node<S>> Node<S> for Timeout<N> {
     type State = TimerState<N::State>;
 
+    #[inline]
     fn tick(&self, state: &mut Self::State, ctx: &mut Ctx<'_, S>) -> Status {
         let since = *state.since.get_or_insert(ctx.now());
         if ctx.now().saturating_sub(since) >= self.after {
@@ -222,6 +230,7 @@ impl<S, N: Node<S>> Node<S> for Timeout<N> {
         status
     }
 
+    #[inline]
     fn halt(&self, state: &mut Self::State, ctx: &mut Ctx<'_, S>) {
         if state.since.is_some() {
             halt_running(&self.child, &mut state.child, ctx);
@@ -229,6 +238,7 @@ impl<S, N: Node<S>> Node<S> for Timeout<N> {
         }
     }
 
+    #[inline]
     fn is_running(&self, state: &Self::State) -> bool {
         state.since.is_some()
     }
@@ -261,6 +271,7 @@ impl<N> Delay<N> {
 impl<S, N: Node<S>> Node<S> for Delay<N> {
     type State = TimerState<N::State>;
 
+    #[inline]
     fn tick(&self, state: &mut Self::State, ctx: &mut Ctx<'_, S>) -> Status {
         let since = *state.since.get_or_insert(ctx.now());
         if ctx.now().saturating_sub(since) < self.after {
@@ -273,6 +284,7 @@ impl<S, N: Node<S>> Node<S> for Delay<N> {
         status
     }
 
+    #[inline]
     fn halt(&self, state: &mut Self::State, ctx: &mut Ctx<'_, S>) {
         if state.since.is_some() {
             halt_running(&self.child, &mut state.child, ctx);
@@ -280,6 +292,7 @@ impl<S, N: Node<S>> Node<S> for Delay<N> {
         }
     }
 
+    #[inline]
     fn is_running(&self, state: &Self::State) -> bool {
         state.since.is_some()
     }
@@ -320,6 +333,7 @@ impl<N> RunOnce<N> {
 impl<S, N: Node<S>> Node<S> for RunOnce<N> {
     type State = RunOnceState<N::State>;
 
+    #[inline]
     fn tick(&self, state: &mut Self::State, ctx: &mut Ctx<'_, S>) -> Status {
         if let Some(done) = state.done {
             return done;
@@ -331,10 +345,12 @@ impl<S, N: Node<S>> Node<S> for RunOnce<N> {
         status
     }
 
+    #[inline]
     fn halt(&self, state: &mut Self::State, ctx: &mut Ctx<'_, S>) {
         halt_running(&self.child, &mut state.child, ctx)
     }
 
+    #[inline]
     fn is_running(&self, state: &Self::State) -> bool {
         self.child.is_running(&state.child)
     }

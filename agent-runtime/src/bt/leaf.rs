@@ -1,6 +1,7 @@
 //! Leaves: conditions, actions and `wait`.
 
 use std::fmt;
+use std::marker::PhantomData;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::Duration;
 
@@ -8,7 +9,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use super::{Args, Ctx, Node, NodeKind, Status, Visit};
-use crate::action::{ActionEntry, ActionFn, Outcome, apply_outcome};
+use crate::action::{Action, ActionFn, Outcome, apply_outcome};
 use crate::directive::Directive;
 use crate::error::{ActionError, ActionErrorKind, AgentError, ErrorContext};
 use crate::instruction::Instruction;
@@ -53,8 +54,10 @@ impl<S, F: Fn(&S) -> bool> Node<S> for Condition<F> {
         }
     }
 
+    #[inline]
     fn halt(&self, _: &mut (), _: &mut Ctx<'_, S>) {}
 
+    #[inline]
     fn is_running(&self, _: &()) -> bool {
         false
     }
@@ -106,10 +109,12 @@ impl<S> Node<S> for Wait {
         }
     }
 
+    #[inline]
     fn halt(&self, state: &mut WaitState, _: &mut Ctx<'_, S>) {
         state.since = None;
     }
 
+    #[inline]
     fn is_running(&self, state: &WaitState) -> bool {
         state.since.is_some()
     }
@@ -135,66 +140,73 @@ pub struct ActionState {
 
 /// `action name(k = v)`: runs an agent action with the same contract as everywhere else.
 ///
-/// A sync action runs on a draft of the blackboard, committed unless it fails (an `Err`, a
-/// `Status::Failure`, a panic, a state operation that does not apply); its directives go to the
-/// host. `Ok` is `Success`; an [`Outcome::in_progress`] (or `Status::Running`) is `Running`, and
+/// A sync action runs on the blackboard with a copy kept to restore it if the action fails (an
+/// `Err`, a `Status::Failure`, a panic, a state operation that does not apply); its directives
+/// go to the host. `Ok` is `Success`; an [`Outcome::in_progress`] (or `Status::Running`) is `Running`, and
 /// the action runs again next tick. A plain failure is control flow (`Failure`, no error
 /// reported); invalid parameters, panics and bad state operations also send an `Error` directive.
 ///
 /// An async action is started with a `RunInstruction` directive and the leaf is `Running` until
 /// its completion comes back through `cmd`; its outcome is then applied like a sync one's.
 /// Halting the leaf forgets the instruction: its late completion is discarded.
-pub struct ActionNode<S> {
-    entry: ActionEntry<S>,
+pub struct ActionNode<S, A> {
     args: Args,
+    action: PhantomData<fn() -> (S, A)>,
 }
 
-impl<S> ActionNode<S> {
-    /// A leaf running `entry` (`<name as Action<S>>::ENTRY`) with these arguments
-    /// ([`Args::NONE`] for none). They are decoded into the action's parameters on each run,
-    /// from constant data: parameters without owned data cost no allocation.
-    pub const fn new(entry: ActionEntry<S>, args: Args) -> Self {
-        ActionNode { entry, args }
+impl<S: 'static, A: Action<S>> ActionNode<S, A> {
+    /// A leaf running action `A` (an `#[action]` marker) with these arguments ([`Args::NONE`]
+    /// for none). They are decoded into the action's parameters on each run, from constant
+    /// data: parameters without owned data cost no allocation. The action is a type parameter,
+    /// so the call is static and inlines.
+    pub const fn new(args: Args) -> Self {
+        ActionNode {
+            args,
+            action: PhantomData,
+        }
     }
 
     /// The action's name.
     pub fn name(&self) -> &'static str {
-        self.entry.name
+        A::NAME
     }
 }
 
-impl<S> Copy for ActionNode<S> {}
+impl<S, A> Copy for ActionNode<S, A> {}
 
-impl<S> Clone for ActionNode<S> {
+impl<S, A> Clone for ActionNode<S, A> {
     fn clone(&self) -> Self {
         *self
     }
 }
 
-impl<S> fmt::Debug for ActionNode<S> {
+impl<S: 'static, A: Action<S>> fmt::Debug for ActionNode<S, A> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ActionNode")
-            .field("action", &self.entry.name)
+            .field("action", &A::NAME)
             .field("args", &self.args)
             .finish()
     }
 }
 
-impl<S> ActionNode<S>
+impl<S, A> ActionNode<S, A>
 where
-    S: Clone + Serialize + DeserializeOwned,
+    S: Clone + Serialize + DeserializeOwned + 'static,
+    A: Action<S>,
 {
     /// Turns an action's result into the leaf's status, reporting errors that are not plain
     /// failures.
+    #[inline]
     fn conclude(
-        &self,
         result: Result<(Vec<Directive>, bool), ActionError>,
         state: &mut ActionState,
         ctx: &mut Ctx<'_, S>,
     ) -> Status {
         match result {
             Ok((directives, in_progress)) => {
-                ctx.emit_all(directives);
+                if !directives.is_empty() {
+                    ctx.emit_all(directives);
+                }
                 state.running = in_progress;
                 if in_progress {
                     Status::Running
@@ -207,7 +219,7 @@ where
                 if error.kind() != ActionErrorKind::Failed {
                     ctx.emit(Directive::error(
                         AgentError::Action {
-                            action: self.entry.name.to_string(),
+                            action: A::NAME.to_string(),
                             error,
                         },
                         ErrorContext::Tick,
@@ -219,35 +231,81 @@ where
     }
 }
 
-/// Runs a sync action on a draft of `state`, committed only on success (as `run_sync`, keeping
-/// the outcome's `in_progress`).
-fn run_draft<S, F>(name: &str, state: &mut S, f: F) -> Result<(Vec<Directive>, bool), ActionError>
+/// Runs a sync action on `state` in place, with a copy to restore if it fails (an error, a
+/// panic, a state operation that does not apply): the same all-or-nothing as `run_sync`'s
+/// draft, without copying the state back on success. Its directives are appended to `out`
+/// only on success; returns the outcome's `in_progress`. Only a small value crosses the panic
+/// boundary (the error is boxed, on the failure path only).
+#[inline]
+fn run_draft<S, F>(
+    name: &str,
+    state: &mut S,
+    out: &mut Vec<Directive>,
+    f: F,
+) -> Result<bool, Box<ActionError>>
 where
     S: Clone + Serialize + DeserializeOwned,
     F: FnOnce(&mut S) -> Option<Result<Outcome, ActionError>>,
 {
-    let mut draft = state.clone();
-    let outcome = catch_unwind(AssertUnwindSafe(|| f(&mut draft)))
-        .map_err(|payload| ActionError::panicked(name, payload.as_ref()))?
-        .unwrap_or_else(|| Err(ActionError::new(format!("`{name}` is not synchronous"))))?;
-    apply_ops(&mut draft, &outcome.ops)?;
-    *state = draft;
-    Ok((outcome.directives, outcome.in_progress))
+    let backup = state.clone();
+    let result = catch_unwind(AssertUnwindSafe(|| -> Result<bool, Box<ActionError>> {
+        let outcome = match f(state) {
+            Some(Ok(outcome)) => outcome,
+            Some(Err(error)) => return Err(Box::new(error)),
+            None => {
+                return Err(Box::new(ActionError::new(format!(
+                    "`{name}` is not synchronous"
+                ))));
+            }
+        };
+        if !outcome.ops.is_empty() {
+            apply_ops(state, &outcome.ops).map_err(Box::new)?;
+        }
+        if !outcome.directives.is_empty() {
+            out.extend(outcome.directives);
+        }
+        Ok(outcome.in_progress)
+    }));
+    match result {
+        Ok(Ok(in_progress)) => Ok(in_progress),
+        Ok(Err(error)) => {
+            *state = backup;
+            Err(error)
+        }
+        Err(payload) => {
+            *state = backup;
+            Err(Box::new(ActionError::panicked(name, payload.as_ref())))
+        }
+    }
 }
 
-impl<S> Node<S> for ActionNode<S>
+impl<S, A> Node<S> for ActionNode<S, A>
 where
-    S: Clone + Serialize + DeserializeOwned,
+    S: Clone + Serialize + DeserializeOwned + 'static,
+    A: Action<S>,
 {
     type State = ActionState;
 
+    #[inline]
     fn tick(&self, state: &mut ActionState, ctx: &mut Ctx<'_, S>) -> Status {
-        match self.entry.run {
+        // `A::ENTRY` is a constant per action type: the match and the call resolve statically.
+        let entry = A::ENTRY;
+        match entry.run {
             ActionFn::Sync(_) => {
-                let result = run_draft(self.entry.name, ctx.state_mut(), |draft| {
-                    self.entry.run_sync_args(draft, self.args)
-                });
-                self.conclude(result, state, ctx)
+                let (blackboard, out) = ctx.parts();
+                match run_draft(A::NAME, blackboard, out, |draft| {
+                    entry.run_sync_args(draft, self.args)
+                }) {
+                    Ok(in_progress) => {
+                        state.running = in_progress;
+                        if in_progress {
+                            Status::Running
+                        } else {
+                            Status::Success
+                        }
+                    }
+                    Err(error) => Self::conclude(Err(*error), state, ctx),
+                }
             }
             ActionFn::Async(_) => {
                 if let Some(id) = &state.pending {
@@ -264,7 +322,7 @@ where
                         None => Err(ActionError::new("the completion carries no outcome")),
                     };
                     // An async action cannot stay in progress: its run is over.
-                    let status = self.conclude(result, state, ctx);
+                    let status = Self::conclude(result, state, ctx);
                     state.running = false;
                     return if status == Status::Running {
                         Status::Success
@@ -275,7 +333,7 @@ where
                 let id = ctx.next_instruction_id();
                 let instruction = Instruction {
                     id: id.clone(),
-                    action: self.entry.name.to_string(),
+                    action: A::NAME.to_string(),
                     params: self.args.to_json(),
                     deadline: None,
                     exec: None,
@@ -283,7 +341,7 @@ where
                 };
                 ctx.emit(Directive::RunInstruction {
                     instruction,
-                    exec: self.entry.exec,
+                    exec: entry.exec,
                 });
                 state.pending = Some(id);
                 state.running = true;
@@ -292,11 +350,13 @@ where
         }
     }
 
+    #[inline]
     fn halt(&self, state: &mut ActionState, _: &mut Ctx<'_, S>) {
         state.running = false;
         state.pending = None;
     }
 
+    #[inline]
     fn is_running(&self, state: &ActionState) -> bool {
         state.running
     }
@@ -304,7 +364,7 @@ where
     fn visit(&self, state: &ActionState, depth: usize, f: &mut dyn FnMut(Visit<'_>)) {
         f(Visit {
             depth,
-            kind: NodeKind::Action(self.entry.name),
+            kind: NodeKind::Action(A::NAME),
             running: state.running,
         });
     }

@@ -95,6 +95,7 @@ impl fmt::Display for Status {
 /// An action may return a tree status: `Success` commits its changes, `Running` commits them and
 /// keeps the leaf running, `Failure` is a failed action (its changes are discarded).
 impl IntoOutcome for Status {
+    #[inline]
     fn into_outcome(self) -> Result<Outcome, ActionError> {
         match self {
             Status::Success => Ok(Outcome::new()),
@@ -106,6 +107,7 @@ impl IntoOutcome for Status {
 
 /// A fallible action may return a tree status too: an `Err` is a failure like `Status::Failure`.
 impl<E: IntoActionError> IntoOutcome for Result<Status, E> {
+    #[inline]
     fn into_outcome(self) -> Result<Outcome, ActionError> {
         self.map_err(IntoActionError::into_action_error)
             .and_then(IntoOutcome::into_outcome)

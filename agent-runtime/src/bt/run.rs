@@ -40,6 +40,7 @@ pub struct TickReport {
 
 impl<T: NodeState> TreeRun<T> {
     /// Ticks `tree` once at `now` with `state` as the blackboard.
+    #[inline]
     pub fn tick<S, N>(&mut self, tree: &N, state: &mut S, now: Duration) -> TickReport
     where
         N: Node<S, State = T>,
@@ -50,6 +51,7 @@ impl<T: NodeState> TreeRun<T> {
     }
 
     /// Ticks `tree` once, appending directives to `out` (no allocation when there are none).
+    #[inline]
     pub fn tick_into<S, N>(
         &mut self,
         tree: &N,
@@ -70,6 +72,7 @@ impl<T: NodeState> TreeRun<T> {
     }
 
     /// Halts the tree (each running node exactly once); returns the directives halting produced.
+    #[inline]
     pub fn halt<S, N>(&mut self, tree: &N, state: &mut S, now: Duration) -> Vec<Directive>
     where
         N: Node<S, State = T>,

@@ -599,7 +599,6 @@ fn durations_display_in_the_language_syntax() {
 mod actions {
     use super::*;
     use crate::ActionErrorKind;
-    use crate::action::Action;
     use crate::error::AgentError;
     use crate::testing::{Add, Counter, Explode, FetchAction};
     use crate::{Instruction, Outcome};
@@ -614,7 +613,10 @@ mod actions {
 
     #[test]
     fn a_sync_action_runs_with_its_parameters_and_commits() {
-        let tree = Repeat::new(2, ActionNode::new(Add::ENTRY, Args(&[("by", Arg::Int(5))])));
+        let tree = Repeat::new(
+            2,
+            ActionNode::<Counter, Add>::new(Args(&[("by", Arg::Int(5))])),
+        );
         let mut run = TreeRun::default();
         let mut counter = Counter::default();
         let report = tick(&tree, &mut run, &mut counter);
@@ -625,7 +627,7 @@ mod actions {
 
     #[test]
     fn a_failing_action_is_a_quiet_failure_that_changes_nothing() {
-        let tree = ActionNode::new(Add::ENTRY, Args(&[("by", Arg::Int(-1))]));
+        let tree = ActionNode::<Counter, Add>::new(Args(&[("by", Arg::Int(-1))]));
         let mut run = TreeRun::default();
         let mut counter = Counter::default();
         let report = tick(&tree, &mut run, &mut counter);
@@ -636,17 +638,8 @@ mod actions {
 
     #[test]
     fn bad_parameters_and_panics_fail_the_leaf_and_report_an_error() {
-        let mut counter = Counter::default();
-        for (tree, kind) in [
-            (
-                ActionNode::new(Add::ENTRY, Args(&[("by", Arg::Str("x"))])),
-                ActionErrorKind::InvalidParams,
-            ),
-            (
-                ActionNode::new(Explode::ENTRY, Args::NONE),
-                ActionErrorKind::Panicked,
-            ),
-        ] {
+        fn check<T: Node<Counter>>(tree: T, kind: ActionErrorKind) {
+            let mut counter = Counter::default();
             let mut run = TreeRun::default();
             let report = tick(&tree, &mut run, &mut counter);
             assert_eq!(report.status, Failure);
@@ -657,8 +650,16 @@ mod actions {
                 panic!("{directive:?}")
             };
             assert_eq!(error.kind(), kind);
+            assert_eq!(counter, Counter::default());
         }
-        assert_eq!(counter, Counter::default());
+        check(
+            ActionNode::<Counter, Add>::new(Args(&[("by", Arg::Str("x"))])),
+            ActionErrorKind::InvalidParams,
+        );
+        check(
+            ActionNode::<Counter, Explode>::new(Args::NONE),
+            ActionErrorKind::Panicked,
+        );
     }
 
     #[test]
@@ -674,7 +675,7 @@ mod actions {
 
     #[test]
     fn an_async_action_runs_until_its_completion_comes_back() {
-        let tree = ActionNode::new(FetchAction::ENTRY, Args(&[("key", Arg::Str("bt"))]));
+        let tree = ActionNode::<Counter, FetchAction>::new(Args(&[("key", Arg::Str("bt"))]));
         let mut run = TreeRun::default();
         let mut counter = Counter::default();
         let report = tick(&tree, &mut run, &mut counter);
@@ -699,7 +700,7 @@ mod actions {
 
     #[test]
     fn a_completion_for_a_halted_async_leaf_is_discarded() {
-        let tree = ActionNode::new(FetchAction::ENTRY, Args(&[("key", Arg::Str("bt"))]));
+        let tree = ActionNode::<Counter, FetchAction>::new(Args(&[("key", Arg::Str("bt"))]));
         let mut run = TreeRun::default();
         let mut counter = Counter::default();
         let report = tick(&tree, &mut run, &mut counter);

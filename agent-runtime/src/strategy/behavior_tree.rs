@@ -227,7 +227,12 @@ mod tests {
     type RoverTree = Sequence<(
         Wait,
         (
-            Timeout<ReactiveSequence<(Condition<fn(&Rover) -> bool>, (ActionNode<Rover>, ()))>>,
+            Timeout<
+                ReactiveSequence<(
+                    Condition<fn(&Rover) -> bool>,
+                    (ActionNode<Rover, Drive>, ()),
+                )>,
+            >,
             (),
         ),
     )>;
@@ -256,7 +261,7 @@ mod tests {
                                 "charged",
                                 (|r: &Rover| r.battery > 0) as fn(&Rover) -> bool
                             ),
-                            ActionNode::new(Drive::ENTRY, Args::NONE),
+                            ActionNode::<Rover, Drive>::new(Args::NONE),
                         ])
                     ),
                 ])

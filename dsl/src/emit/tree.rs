@@ -17,7 +17,6 @@ use crate::model::{
 
 /// Paths generated trees use.
 struct Cx<'a> {
-    krate: TokenStream,
     rt: TokenStream,
     behaviors: &'a [BehaviorDef],
     /// The blackboard type, or `_` where Rust infers it (`bt!` as an expression).
@@ -35,7 +34,6 @@ pub fn agent_tree(
     let agent = ident(&def.name.value, def.name.span);
     let rt = quote!(#krate::bt);
     let cx = Cx {
-        krate: krate.clone(),
         rt: rt.clone(),
         behaviors,
         state: quote!(#agent),
@@ -92,7 +90,6 @@ pub fn bt(def: &BtDef) -> TokenStream {
         Some(ty) => {
             let state = &ty.value;
             let cx = Cx {
-                krate: krate.clone(),
                 rt: rt.clone(),
                 behaviors: &def.behaviors,
                 state: quote!(#state),
@@ -105,7 +102,6 @@ pub fn bt(def: &BtDef) -> TokenStream {
                 return quote!(());
             };
             let cx = Cx {
-                krate,
                 rt,
                 behaviors: &def.behaviors,
                 state: quote!(_),
@@ -288,7 +284,6 @@ fn node_expr(cx: &Cx<'_>, node: &NodeDef) -> TokenStream {
             quote_spanned!(path.span.to_proc_macro()=> #rt::condition::<#state, _>(#name, #p))
         }
         NodeKind::Action { path, args } => {
-            let krate = &cx.krate;
             let state = &cx.state;
             let p = &path.value;
             let args = args.iter().map(|a| {
@@ -296,9 +291,10 @@ fn node_expr(cx: &Cx<'_>, node: &NodeDef) -> TokenStream {
                 let value = arg(rt, &a.value.value);
                 quote!((#name, #value))
             });
-            let entry =
-                quote_spanned!(path.span.to_proc_macro()=> <#p as #krate::Action<#state>>::ENTRY);
-            quote!(#rt::ActionNode::new(#entry, #rt::Args(&[#(#args),*])))
+            // Spanned at the path: something that is not an action is reported there.
+            let node =
+                quote_spanned!(path.span.to_proc_macro()=> #rt::ActionNode::<#state, #p>::new);
+            quote!(#node(#rt::Args(&[#(#args),*])))
         }
         NodeKind::Subtree(name) => {
             let text = &name.value;
