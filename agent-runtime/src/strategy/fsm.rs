@@ -440,8 +440,8 @@ fn fire<S: FsmSpec>(
             discard(params);
             result
         }
-        // Out of line and returning the whole `Result`: the error (64 bytes) is written where
-        // the caller wants it, so the common `Ok` path does not go through a stack copy of it.
+        // Out of line and returning the whole `Result`: the error is written where the caller
+        // wants it, so the common `Ok` path does not share (and read back) a stack slot with it.
         step => refuse::<S>(state, step, from, event, params),
     }
 }
