@@ -434,12 +434,29 @@ fn fire<S: FsmSpec>(
 ) -> Result<Vec<Directive>, AgentError> {
     let (state, fsm) = agent.parts_mut();
     let from = fsm.state;
-    let result = match S::transition(state, from, event, &params) {
-        Step::Fire(row, to) => take(state, fsm, to, S::row_action(row), &params),
-        step => Err(refused::<S>(state, step, from, Some(event), &params)),
-    };
-    discard(params);
-    result
+    match S::transition(state, from, event, &params) {
+        Step::Fire(row, to) => {
+            let result = take(state, fsm, to, S::row_action(row), &params);
+            discard(params);
+            result
+        }
+        // Out of line and returning the whole `Result`: the error is written where the caller
+        // wants it, so the common `Ok` path does not share (and read back) a stack slot with it.
+        step => refuse::<S>(state, step, from, event, params),
+    }
+}
+
+/// [`refused`] as the result of [`fire`].
+#[cold]
+#[inline(never)]
+fn refuse<S: FsmSpec>(
+    agent: &S,
+    step: Step<S::State>,
+    from: S::State,
+    event: S::Event,
+    params: Value,
+) -> Result<Vec<Directive>, AgentError> {
+    Err(refused::<S>(agent, step, from, Some(event), &params))
 }
 
 /// The error for a step that fired no row.
