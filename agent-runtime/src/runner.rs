@@ -5,7 +5,7 @@ use futures::future::join_all;
 use crate::agent::{Agent, AgentSpec, Command};
 use crate::directive::Directive;
 use crate::exec::execute;
-use crate::instruction::Instruction;
+use crate::instruction::{ExecOptions, Instruction};
 use crate::signal::Signal;
 
 /// Runs an agent in the current task, for tests and simple programs.
@@ -74,18 +74,28 @@ impl Runner {
             if runs.is_empty() {
                 return out;
             }
-            let snapshot = agent.state().clone();
-            let results = join_all(runs.into_iter().map(|(instruction, exec)| {
-                let state = snapshot.clone();
-                async move {
-                    let outcome = execute::<S>(state, instruction.clone(), exec).await;
-                    Instruction::completed(&instruction, outcome)
-                }
-            }))
-            .await;
+            let results = run_async_actions(agent, runs).await;
             pending = agent.cmd(results);
         }
     }
+}
+
+/// Runs async actions concurrently on one copy of the agent's state, each with its execution
+/// policy; their completions come back in the order given, ready for `cmd`. Shared by
+/// [`Runner`] and the AI runner, so both hosts settle async work the same way.
+pub(crate) async fn run_async_actions<S: AgentSpec>(
+    agent: &Agent<S>,
+    runs: Vec<(Instruction, ExecOptions)>,
+) -> Vec<Instruction> {
+    let snapshot = agent.state().clone();
+    join_all(runs.into_iter().map(|(instruction, exec)| {
+        let state = snapshot.clone();
+        async move {
+            let outcome = execute::<S>(state, instruction.clone(), exec).await;
+            Instruction::completed(&instruction, outcome)
+        }
+    }))
+    .await
 }
 
 #[cfg(test)]

@@ -9,8 +9,8 @@ use serde_json::json;
 
 use crate::agent::{Agent, AgentSpec};
 use crate::directive::Directive;
-use crate::exec::execute;
 use crate::instruction::Instruction;
+use crate::runner::run_async_actions;
 
 use super::machine::{LlmReply, QUERY};
 use super::model::{LlmDelta, LlmError, collect_stream};
@@ -154,14 +154,7 @@ impl AiRunner {
             if calls.is_empty() && runs.is_empty() {
                 return out;
             }
-            let snapshot = agent.state().clone();
-            let tools = join_all(runs.into_iter().map(|(instruction, exec)| {
-                let state = snapshot.clone();
-                async move {
-                    let outcome = execute::<S>(state, instruction.clone(), exec).await;
-                    Instruction::completed(&instruction, outcome)
-                }
-            }));
+            let tools = run_async_actions(agent, runs);
             let replies = join_all(calls.into_iter().map(|call| async move {
                 let result = self.call_model(&call).await;
                 LlmReply::new(call.call_id, result).into_instruction()
