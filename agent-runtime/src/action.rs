@@ -40,6 +40,46 @@ pub trait Action<S>: 'static {
     const EXEC: ExecOptions = ExecOptions::DEFAULT;
     /// The entry agents put in their action tables.
     const ENTRY: ActionEntry<S>;
+    /// What to do when a behaviour tree halts this action's leaf while it runs
+    /// (`#[action(on_halt = reset)]`), BehaviorTree.CPP's `onHalted`: an action that keeps
+    /// progress in the state resets it here. See [`HaltHook`].
+    const ON_HALT: Option<HaltHook<S>> = None;
+}
+
+/// An action's halt hook: a function of the state called exactly once each time a behaviour
+/// tree halts a running leaf of the action (a reactive parent's condition turned false, a
+/// `timeout` expired, a parallel finished, the tree was restarted). It is not called when the
+/// action finishes by itself, nor for a leaf that is not running.
+///
+/// It runs like a sync action: on a state with a copy kept, so if it panics the state is put
+/// back and the tree reports [`AgentError::Hook`](crate::AgentError::Hook) naming it; the halt
+/// itself goes ahead.
+pub struct HaltHook<S> {
+    /// The hook's name, for errors.
+    pub name: &'static str,
+    /// The hook.
+    pub run: fn(&mut S),
+}
+
+impl<S> HaltHook<S> {
+    /// The hook `run`, called `name` in errors.
+    pub const fn new(name: &'static str, run: fn(&mut S)) -> Self {
+        HaltHook { name, run }
+    }
+}
+
+impl<S> Clone for HaltHook<S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<S> Copy for HaltHook<S> {}
+
+impl<S> fmt::Debug for HaltHook<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("HaltHook").field(&self.name).finish()
+    }
 }
 
 /// A synchronous action: a fast state transformation with no I/O, run inside `cmd`.

@@ -3,6 +3,7 @@
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::fmt;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{OnceLock, RwLock};
 
 use futures::future::BoxFuture;
@@ -108,21 +109,58 @@ pub trait Command<S: AgentSpec> {
 impl<S: AgentSpec> Command<S> for Instruction {
     type Output = Vec<Directive>;
     fn run(self, agent: &mut Agent<S>) -> Vec<Directive> {
-        S::Strategy::cmd(agent, vec![self])
+        strategy_cmd(agent, vec![self])
     }
 }
 
 impl<S: AgentSpec> Command<S> for Vec<Instruction> {
     type Output = Vec<Directive>;
     fn run(self, agent: &mut Agent<S>) -> Vec<Directive> {
-        S::Strategy::cmd(agent, self)
+        strategy_cmd(agent, self)
     }
 }
 
 impl<S: AgentSpec, const N: usize> Command<S> for [Instruction; N] {
     type Output = Vec<Directive>;
     fn run(self, agent: &mut Agent<S>) -> Vec<Directive> {
-        S::Strategy::cmd(agent, self.into())
+        strategy_cmd(agent, self.into())
+    }
+}
+
+/// `Strategy::cmd`, with a panic caught unless the strategy catches its own.
+#[inline]
+fn strategy_cmd<S: AgentSpec>(
+    agent: &mut Agent<S>,
+    instructions: Vec<Instruction>,
+) -> Vec<Directive> {
+    if <S::Strategy as Strategy<S>>::CATCHES_PANICS {
+        S::Strategy::cmd(agent, instructions)
+    } else {
+        isolated(agent, "cmd", |agent| S::Strategy::cmd(agent, instructions))
+    }
+}
+
+/// Runs a strategy call on the agent with a copy kept: if it panics, the copy is put back and
+/// the panic is one `StrategyPanicked` error.
+#[cold]
+fn isolated<S: AgentSpec>(
+    agent: &mut Agent<S>,
+    call: &str,
+    f: impl FnOnce(&mut Agent<S>) -> Vec<Directive>,
+) -> Vec<Directive> {
+    let backup = agent.clone();
+    match catch_unwind(AssertUnwindSafe(|| f(agent))) {
+        Ok(directives) => directives,
+        Err(payload) => {
+            *agent = backup;
+            vec![Directive::error(
+                AgentError::StrategyPanicked {
+                    strategy: std::any::type_name::<S::Strategy>().to_string(),
+                    error: ActionError::panicked(call, payload.as_ref()),
+                },
+                ErrorContext::Strategy,
+            )]
+        }
     }
 }
 
@@ -200,7 +238,27 @@ impl<S: AgentSpec> Agent<S> {
 
     /// Advances a strategy that reported `Running`.
     pub fn tick(&mut self) -> Vec<Directive> {
-        S::Strategy::tick(self)
+        if <S::Strategy as Strategy<S>>::CATCHES_PANICS {
+            S::Strategy::tick(self)
+        } else {
+            isolated(self, "tick", S::Strategy::tick)
+        }
+    }
+
+    /// Starts a finished run over, instead of replacing the strategy's state by hand; the
+    /// signal [`RESTART_SIGNAL`](crate::strategy::RESTART_SIGNAL) does the same through routing.
+    ///
+    /// - A behaviour tree halts whatever still runs (cancelling async actions, calling halt
+    ///   hooks) and starts from a fresh tree: its snapshot is `Running` again, so a host ticks
+    ///   it. It restarts whether it finished or not.
+    /// - An FSM in a terminal state goes back to its initial state, entering it (its `enter`
+    ///   action, its timer): the snapshot is `Idle` again. In any other state it refuses.
+    /// - Other strategies refuse.
+    ///
+    /// On `Err` ([`AgentError::NotRestartable`], or the error of a failing `enter` action) the
+    /// agent is unchanged.
+    pub fn restart(&mut self) -> Result<Vec<Directive>, AgentError> {
+        S::Strategy::restart(self)
     }
 
     /// Where the agent stands.
@@ -238,10 +296,10 @@ impl<S: AgentSpec> Agent<S> {
                 let mut out = if instructions.is_empty() {
                     Vec::new()
                 } else {
-                    S::Strategy::cmd(self, instructions)
+                    strategy_cmd(self, instructions)
                 };
                 if tick {
-                    out.extend(S::Strategy::tick(self));
+                    out.extend(self.tick());
                 }
                 out
             }

@@ -57,6 +57,16 @@ pub enum Directive {
         /// How (timeout, retries, backoff).
         exec: ExecOptions,
     },
+    /// Abort the async instruction `id` started by an earlier `RunInstruction`, if it still
+    /// runs: the strategy no longer waits for it (a behaviour tree halted its leaf, an FSM left
+    /// the state that started it, an AI request was cancelled while its tools ran). The host
+    /// aborts the task, so the work stops and never overlaps a later run of the same action;
+    /// a completion that comes back anyway is not delivered. Cancelling an instruction that is
+    /// not running (it finished, or was never started) does nothing.
+    CancelInstruction {
+        /// The instruction's id.
+        id: String,
+    },
     /// Stop this agent.
     Stop {
         /// Why.
@@ -99,6 +109,7 @@ impl Directive {
             Directive::SpawnAgent { .. } => "spawn_agent",
             Directive::StopChild { .. } => "stop_child",
             Directive::RunInstruction { .. } => "run_instruction",
+            Directive::CancelInstruction { .. } => "cancel_instruction",
             Directive::Stop { .. } => "stop",
             Directive::Cron { .. } => "cron",
             Directive::CronCancel { .. } => "cron_cancel",
@@ -140,6 +151,7 @@ impl Serialize for Directive {
                 st.serialize_field("instruction", instruction)?;
                 st.serialize_field("exec", exec)?;
             }
+            Directive::CancelInstruction { id } => st.serialize_field("id", id)?,
             Directive::Stop { reason } => st.serialize_field("reason", reason)?,
             Directive::Cron {
                 id,

@@ -307,7 +307,8 @@ pub enum AgentError {
         /// The guards tried, in order.
         guards: Vec<String>,
     },
-    /// An FSM guard could not run: its parameters did not deserialize from the event's data.
+    /// An FSM guard could not run: its parameters did not deserialize from the event's data,
+    /// or it panicked (the error's kind is then `Panicked`).
     #[error("guard `{guard}` failed: {error}")]
     GuardFailed {
         /// The guard's name.
@@ -343,6 +344,38 @@ pub enum AgentError {
         directive: String,
         /// What went wrong, with a hint.
         message: String,
+    },
+    /// A behaviour tree's condition panicked; the tree took it as `Failure`.
+    #[error("condition `{condition}` failed: {error}")]
+    Condition {
+        /// The condition's name.
+        condition: String,
+        /// Why (kind `Panicked`).
+        error: ActionError,
+    },
+    /// A hook (an action's `on_halt`) failed or panicked; its changes were discarded.
+    #[error("hook `{hook}` failed: {error}")]
+    Hook {
+        /// The hook's name.
+        hook: String,
+        /// Why.
+        error: ActionError,
+    },
+    /// A strategy panicked; the agent was put back as it was before the call.
+    #[error("strategy `{strategy}` failed: {error}")]
+    StrategyPanicked {
+        /// The strategy's type name.
+        strategy: String,
+        /// The panic (kind `Panicked`).
+        error: ActionError,
+    },
+    /// The agent cannot be restarted now (see [`Agent::restart`](crate::Agent::restart)).
+    #[error("cannot restart agent `{agent}`: {reason}")]
+    NotRestartable {
+        /// The agent's name.
+        agent: String,
+        /// Why, with what would make it possible.
+        reason: String,
     },
 }
 

@@ -33,8 +33,8 @@ pub mod strategy;
 mod testing;
 
 pub use action::{
-    Action, ActionEntry, ActionFn, ActionSpec, AsyncAction, IntoOutcome, NoParams, Outcome,
-    SyncAction,
+    Action, ActionEntry, ActionFn, ActionSpec, AsyncAction, HaltHook, IntoOutcome, NoParams,
+    Outcome, SyncAction,
 };
 pub use agent::{Agent, AgentSpec, Command, DynAgent, StrategyState};
 pub use directive::{ChildAgent, CustomDirective, CustomDirectiveKind, Directive};

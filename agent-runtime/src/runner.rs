@@ -1,6 +1,8 @@
 //! The in-process runner: executes `RunInstruction` directives without a server.
 
-use futures::future::join_all;
+use futures::FutureExt;
+use futures::future::{AbortHandle, Abortable, Aborted, join_all};
+use futures::stream::{FuturesUnordered, StreamExt};
 
 use crate::agent::{Agent, AgentSpec, Command};
 use crate::directive::Directive;
@@ -11,9 +13,9 @@ use crate::signal::Signal;
 /// Runs an agent in the current task, for tests and simple programs.
 ///
 /// After each `cmd` it executes the `RunInstruction` directives (concurrently, with their
-/// execution policy), feeds the outcomes back through `cmd` in directive order, and repeats
-/// until no async action is in flight. Every other directive is returned, in the order produced,
-/// for the caller to act on or inspect.
+/// execution policy), feeds each outcome back through `cmd` as it arrives, and repeats until no
+/// async action is in flight; a `CancelInstruction` aborts the action it names. Every other
+/// directive is returned, in the order produced, for the caller to act on or inspect.
 ///
 /// ```
 /// # use agent_runtime::*;
@@ -54,28 +56,65 @@ impl Runner {
 
     /// Executes the `RunInstruction` directives among `directives` until the agent starts no
     /// more; returns the rest.
+    ///
+    /// Completions are fed back as they arrive (those that finish at the same moment together,
+    /// in the order their directives came), so what the agent does with one can cancel another:
+    /// a `CancelInstruction` drops that action's future, which stops its work, and its
+    /// completion never reaches the agent. `CancelInstruction`s are executed, not returned.
     pub async fn settle<S: AgentSpec>(
         &self,
         agent: &mut Agent<S>,
         directives: Vec<Directive>,
     ) -> Vec<Directive> {
         let mut out = Vec::new();
+        let mut running = FuturesUnordered::new();
+        // The abort handle of each running instruction, by id, in start order.
+        let mut handles: Vec<(String, AbortHandle)> = Vec::new();
+        let mut started = 0u64;
         let mut pending = directives;
         loop {
-            let mut runs = Vec::new();
             for directive in pending.drain(..) {
                 match directive {
                     Directive::RunInstruction { instruction, exec } => {
-                        runs.push((instruction, exec))
+                        let (handle, registration) = AbortHandle::new_pair();
+                        handles.push((instruction.id.clone(), handle));
+                        started += 1;
+                        let order = started;
+                        let state = agent.state().clone();
+                        running.push(Abortable::new(
+                            async move {
+                                let outcome = execute::<S>(state, instruction.clone(), exec).await;
+                                (order, Instruction::completed(&instruction, outcome))
+                            },
+                            registration,
+                        ));
+                    }
+                    Directive::CancelInstruction { id } => {
+                        if let Some(pos) = handles.iter().position(|(h, _)| *h == id) {
+                            handles.remove(pos).1.abort();
+                        }
                     }
                     other => out.push(other),
                 }
             }
-            if runs.is_empty() {
-                return out;
+            // Wait for the next completion, then take every other one ready at this moment.
+            let mut done = Vec::new();
+            match running.next().await {
+                None => return out,
+                Some(Ok(completion)) => done.push(completion),
+                Some(Err(Aborted)) => {}
             }
-            let results = run_async_actions(agent, runs).await;
-            pending = agent.cmd(results);
+            while let Some(Some(next)) = running.next().now_or_never() {
+                if let Ok(completion) = next {
+                    done.push(completion);
+                }
+            }
+            if done.is_empty() {
+                continue;
+            }
+            done.sort_unstable_by_key(|(order, _)| *order);
+            handles.retain(|(id, _)| !done.iter().any(|(_, c)| c.id == *id));
+            pending = agent.cmd(done.into_iter().map(|(_, c)| c).collect::<Vec<_>>());
         }
     }
 }

@@ -21,6 +21,7 @@ agent Order {
         Pending -> Paid      on pay      if paid_in_full do billing::charge
         Pending -> Cancelled on cancel
         Pending -> Cancelled after 30m
+        Pending on remind do send_reminder
         Paid    -> Delivered on deliver
     }
     routes {
@@ -56,6 +57,7 @@ fn from_macro() -> AgentDef {
             Pending -> Paid      on pay      if paid_in_full do billing::charge
             Pending -> Cancelled on cancel
             Pending -> Cancelled after 30m
+            Pending on remind do send_reminder
             Paid    -> Delivered on deliver
         },
         routes {

@@ -708,6 +708,19 @@ impl<S: AiAgent> Machine<'_, S> {
             return;
         }
         let request_id = self.run().request_id.clone();
+        // Tools still running are async: the host aborts them.
+        let running: Vec<String> = self
+            .run()
+            .tools
+            .iter()
+            .filter(|t| t.result.is_none())
+            .map(|t| t.call_id.clone())
+            .collect();
+        self.out.extend(
+            running
+                .into_iter()
+                .map(|id| Directive::CancelInstruction { id }),
+        );
         self.end_unsuccessfully(
             Termination::Cancelled,
             format!("request `{request_id}` was cancelled"),

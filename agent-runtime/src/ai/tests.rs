@@ -664,6 +664,37 @@ fn async_tools_run_in_the_host_and_results_keep_call_order() {
 }
 
 #[test]
+fn cancelling_while_async_tools_run_cancels_them() {
+    let mut agent = started("r1");
+    agent.cmd(reply(
+        "r1/llm/1",
+        LlmResponse::tool_calls(
+            "",
+            vec![
+                call("slow", json!({"ms": 1000, "label": "a"})),
+                call("open_ticket", json!({"subject": "sync"})),
+                call("slow", json!({"ms": 1000, "label": "b"})),
+            ],
+        ),
+    ));
+    let out = agent.cmd(Instruction::new(CANCEL, Value::Null));
+    let cancelled: Vec<&str> = out
+        .iter()
+        .filter_map(|d| match d {
+            Directive::CancelInstruction { id } => Some(id.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        cancelled,
+        ["r1/tool/1/0", "r1/tool/1/2"],
+        "the running async tools, not the sync one that finished"
+    );
+    assert_eq!(emitted(&out), [REQUEST_FAILED]);
+    assert_eq!(agent.snapshot().status, Status::Failure);
+}
+
+#[test]
 fn async_tool_results_may_also_arrive_as_signals() {
     let mut agent = started("r1");
     agent.cmd(reply(

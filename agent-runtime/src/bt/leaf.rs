@@ -9,7 +9,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use super::{Args, Ctx, Node, NodeKind, Status, Visit};
-use crate::action::{Action, ActionFn, Outcome, apply_outcome};
+use crate::action::{Action, ActionFn, HaltHook, Outcome, apply_outcome};
 use crate::directive::Directive;
 use crate::error::{ActionError, ActionErrorKind, AgentError, ErrorContext};
 use crate::instruction::Instruction;
@@ -47,10 +47,11 @@ impl<S, F: Fn(&S) -> bool> Node<S> for Condition<F> {
 
     #[inline]
     fn tick(&self, _: &mut (), ctx: &mut Ctx<'_, S>) -> Status {
-        if (self.check)(ctx.state()) {
-            Status::Success
-        } else {
-            Status::Failure
+        // A condition only reads the blackboard, so a panic leaves nothing to put back.
+        match catch_unwind(AssertUnwindSafe(|| (self.check)(ctx.state()))) {
+            Ok(true) => Status::Success,
+            Ok(false) => Status::Failure,
+            Err(payload) => condition_panicked(self.name, payload.as_ref(), ctx),
         }
     }
 
@@ -69,6 +70,24 @@ impl<S, F: Fn(&S) -> bool> Node<S> for Condition<F> {
             running: false,
         });
     }
+}
+
+/// A panicking condition is a `Failure` reported as [`AgentError::Condition`], as a panicking
+/// action is a `Failure` reported as an action error.
+#[cold]
+fn condition_panicked<S>(
+    name: &'static str,
+    payload: &(dyn std::any::Any + Send),
+    ctx: &mut Ctx<'_, S>,
+) -> Status {
+    ctx.emit(Directive::error(
+        AgentError::Condition {
+            condition: name.to_string(),
+            error: ActionError::panicked(name, payload),
+        },
+        ErrorContext::Tick,
+    ));
+    Status::Failure
 }
 
 /// Progress of `wait`: when it started.
@@ -148,7 +167,10 @@ pub struct ActionState {
 ///
 /// An async action is started with a `RunInstruction` directive and the leaf is `Running` until
 /// its completion comes back through `cmd`; its outcome is then applied like a sync one's.
-/// Halting the leaf forgets the instruction: its late completion is discarded.
+/// Halting the leaf cancels the instruction (a `CancelInstruction` directive: the host aborts
+/// it) and forgets it: a completion that arrives anyway is discarded.
+///
+/// Halting a running leaf (sync or async) calls the action's [`HaltHook`], once per halt.
 pub struct ActionNode<S, A> {
     args: Args,
     action: PhantomData<fn() -> (S, A)>,
@@ -279,6 +301,22 @@ where
     }
 }
 
+/// Runs an action's halt hook on the blackboard, putting it back if the hook panics.
+#[cold]
+fn run_halt_hook<S: Clone>(hook: HaltHook<S>, ctx: &mut Ctx<'_, S>) {
+    let backup = ctx.state().clone();
+    if let Err(payload) = catch_unwind(AssertUnwindSafe(|| (hook.run)(ctx.state_mut()))) {
+        *ctx.state_mut() = backup;
+        ctx.emit(Directive::error(
+            AgentError::Hook {
+                hook: hook.name.to_string(),
+                error: ActionError::panicked(hook.name, payload.as_ref()),
+            },
+            ErrorContext::Tick,
+        ));
+    }
+}
+
 impl<S, A> Node<S> for ActionNode<S, A>
 where
     S: Clone + Serialize + DeserializeOwned + 'static,
@@ -351,9 +389,15 @@ where
     }
 
     #[inline]
-    fn halt(&self, state: &mut ActionState, _: &mut Ctx<'_, S>) {
+    fn halt(&self, state: &mut ActionState, ctx: &mut Ctx<'_, S>) {
         state.running = false;
-        state.pending = None;
+        if let Some(id) = state.pending.take() {
+            // The host aborts the run: it must not overlap the leaf's next activation.
+            ctx.emit(Directive::CancelInstruction { id });
+        }
+        if let Some(hook) = A::ON_HALT {
+            run_halt_hook(hook, ctx);
+        }
     }
 
     #[inline]

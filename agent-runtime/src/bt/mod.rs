@@ -175,6 +175,13 @@ pub trait Behavior<S> {
     const NAME: &'static str;
     /// Hands the tree to `visitor`. The tree is constant data: building it costs nothing.
     fn with_tree<V: TreeVisitor<S, Self::Nodes>>(visitor: V) -> V::Output;
+
+    /// The action called `name` among the tree's leaves: how a host finds an async action the
+    /// tree started, which the agent need not list in `actions`. `bt!` generates it.
+    fn action(name: &str) -> Option<&'static crate::action::ActionEntry<S>> {
+        let _ = name;
+        None
+    }
 }
 
 /// Halts `node` if it is running: the one way the engine halts a child, so a node that is not

@@ -87,6 +87,10 @@ impl Core {
             Directive::RunInstruction { instruction, exec } => {
                 self.run_instruction(instruction, exec)
             }
+            Directive::CancelInstruction { id } => {
+                self.cancel_instruction(&id);
+                Ok(())
+            }
             Directive::Stop { reason } => {
                 self.request_stop(StopReason::Directive { reason });
                 Ok(())
@@ -322,6 +326,22 @@ impl Core {
             abort: task.abort_handle(),
         });
         Ok(())
+    }
+
+    /// Aborts a running async instruction. Its completion, if it is already in the mailbox, is
+    /// dropped on arrival: only instructions in `in_flight` are delivered. Idempotent.
+    fn cancel_instruction(&mut self, id: &str) {
+        if let Some(pos) = self.in_flight.iter().position(|f| f.instruction.id == id) {
+            let cancelled = self.in_flight.remove(pos);
+            cancelled.abort.abort();
+            tracing::debug!(
+                agent = self.name(),
+                id = self.id(),
+                instruction = id,
+                action = %cancelled.instruction.action,
+                "async instruction cancelled"
+            );
+        }
     }
 
     fn add_cron(

@@ -145,8 +145,11 @@ impl Options {
 
     /// Whether to keep a copy of the agent before each strategy call (`cmd`, `tick`), so that
     /// a panicking strategy leaves the agent exactly as it was (on by default). Panics are caught
-    /// either way; without the copy a strategy that panics half-way may leave its state
-    /// half-updated. Actions are always isolated, by the strategy itself.
+    /// either way. It is a last line of defence: the built-in strategies catch the panics of
+    /// user code where they happen, and `Agent::cmd`/`tick` keep their own copy for strategies
+    /// that do not ([`Strategy::CATCHES_PANICS`](crate::Strategy::CATCHES_PANICS)), so turning
+    /// it off leaves half-updated only an agent whose strategy claims to catch its panics and
+    /// does not.
     #[must_use]
     pub fn isolate_strategy_panics(mut self, isolate: bool) -> Self {
         self.isolate_strategy_panics = isolate;

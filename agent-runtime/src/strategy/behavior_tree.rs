@@ -6,12 +6,13 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::{Dispatch, Strategy, complete_action, dispatch_action};
+use super::{Dispatch, RESTART_SIGNAL, Strategy, complete_action, dispatch_action, restart_route};
 use crate::agent::{Agent, AgentSpec};
 use crate::bt::{Clock, HostClock, Node, NodeState, Status as TreeStatus, TreeRun, TreeVisitor};
 use crate::directive::Directive;
 use crate::error::{AgentError, ErrorContext};
 use crate::instruction::Instruction;
+use crate::route::RouteSpec;
 use crate::snapshot::{Snapshot, Status};
 
 /// An agent run by a behaviour tree: implemented by `#[agent(strategy = BehaviorTree, tree = ..)]`
@@ -23,6 +24,13 @@ pub trait TreeAgent: AgentSpec {
     /// Hands the tree to `visitor`. Generated agents build it from constants, so this costs
     /// nothing; the tree's concrete type never needs a name.
     fn with_tree<V: TreeVisitor<Self, Self::Nodes>>(visitor: V) -> V::Output;
+
+    /// The action called `name` among the tree's leaves (generated): hosts run the async
+    /// actions a tree starts through it, so they need not be listed in `actions`.
+    fn tree_action(name: &str) -> Option<&'static crate::action::ActionEntry<Self>> {
+        let _ = name;
+        None
+    }
 
     /// The time of a tick. The default is the host's clock ([`HostClock`]), which follows
     /// tokio's paused clock in tests; override it to drive time by hand.
@@ -70,6 +78,19 @@ impl<S, T: NodeState> TreeVisitor<S, T> for Tick<'_, S, T> {
     }
 }
 
+struct Halt<'a, S, T> {
+    run: &'a mut TreeRun<T>,
+    state: &'a mut S,
+    now: Duration,
+}
+
+impl<S, T: NodeState> TreeVisitor<S, T> for Halt<'_, S, T> {
+    type Output = Vec<Directive>;
+    fn visit<N: Node<S, State = T>>(self, tree: &N) -> Vec<Directive> {
+        self.run.halt(tree, self.state, self.now)
+    }
+}
+
 struct RunningPath<'a, T>(&'a TreeRun<T>);
 
 impl<S, T: NodeState> TreeVisitor<S, T> for RunningPath<'_, T> {
@@ -97,15 +118,26 @@ where
 {
     type State = BehaviorTreeState<S::Nodes>;
 
+    // Actions, conditions and halt hooks are each run under `catch_unwind`.
+    const CATCHES_PANICS: bool = true;
+
     fn cmd(agent: &mut Agent<S>, instructions: Vec<Instruction>) -> Vec<Directive> {
         let mut out = Vec::new();
         let mut completed = false;
-        let (state, bt) = agent.parts_mut();
         for instruction in instructions {
             let context = ErrorContext::Instruction {
                 id: instruction.id.clone(),
                 action: instruction.action.clone(),
             };
+            if instruction.action == RESTART_SIGNAL && !instruction.is_completion() {
+                match Self::restart(agent) {
+                    Ok(directives) => out.extend(directives),
+                    Err(error) => out.push(Directive::error(error, context)),
+                }
+                completed = false;
+                continue;
+            }
+            let (state, bt) = agent.parts_mut();
             if instruction.is_completion() {
                 if let Some(pos) = bt.in_flight.iter().position(|id| *id == instruction.id) {
                     bt.in_flight.remove(pos);
@@ -152,6 +184,26 @@ where
             out: &mut out,
         });
         out
+    }
+
+    /// Halts what runs (cancelling async leaves, calling halt hooks) and starts a fresh run.
+    /// The instruction id counter carries on, so a late completion of the old run is never
+    /// taken for one of the new.
+    fn restart(agent: &mut Agent<S>) -> Result<Vec<Directive>, AgentError> {
+        let (state, bt) = agent.parts_mut();
+        let directives = S::with_tree(Halt {
+            run: &mut bt.run,
+            state,
+            now: S::now(),
+        });
+        let next_id = bt.run.inbox.next_id;
+        bt.run = TreeRun::default();
+        bt.run.inbox.next_id = next_id;
+        Ok(directives)
+    }
+
+    fn signal_routes() -> Vec<RouteSpec> {
+        vec![restart_route()]
     }
 
     fn snapshot(agent: &Agent<S>) -> Snapshot {

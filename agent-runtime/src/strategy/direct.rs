@@ -27,6 +27,9 @@ pub struct DirectState {
 }
 
 impl<S: AgentSpec<Strategy = Direct>> Strategy<S> for Direct {
+    // Actions run through `run_sync`, which catches their panics.
+    const CATCHES_PANICS: bool = true;
+
     type State = DirectState;
 
     fn cmd(agent: &mut Agent<S>, instructions: Vec<Instruction>) -> Vec<Directive> {

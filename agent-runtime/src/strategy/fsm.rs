@@ -6,12 +6,16 @@
 //!
 //! - the rows of `(state, event)` are tried in declaration order; the first whose guard holds
 //!   fires: exit action of the source, the row's action, entry action of the target, then the
-//!   state becomes the target. The three actions are all or nothing: a copy of the state taken
+//!   state becomes the target. A self-transition (`A -> A`) is such a transition: it leaves and
+//!   re-enters `A` (exit and entry actions run, the `after` timer is re-armed). An internal row
+//!   (`A on e do f`, no target) runs only its action: no exit, no entry, timers kept; The three actions are all or nothing: a copy of the state taken
 //!   before them is put back if one fails (or panics), so a failing action leaves state and FSM
 //!   position unchanged;
 //! - no row is [`AgentError::InvalidTransition`], all guards false is
 //!   [`AgentError::GuardRejected`], a guard that cannot read the event's parameters is
 //!   [`AgentError::GuardFailed`]; either way the agent is unchanged;
+//! - leaving a state cancels the async actions started while in it (a `CancelInstruction` per
+//!   action: the host aborts them, and their completions are not delivered);
 //! - entering a state with an `after D` row arms a `Schedule` directive carrying the state and
 //!   the entry's generation; a timer whose generation is not the current one is stale and ignored;
 //! - terminal states snapshot as `Success` (or `Failure`), `done`; before the first transition the
@@ -27,7 +31,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::{Dispatch, Strategy, complete_action, dispatch_action};
+use super::{Dispatch, RESTART_SIGNAL, Strategy, complete_action, dispatch_action, restart_route};
 use crate::action::{Outcome, SyncAction};
 use crate::agent::{Agent, AgentSpec, Command};
 use crate::directive::Directive;
@@ -137,6 +141,9 @@ pub trait FsmSpec: AgentSpec<Strategy = Fsm> {
 pub enum Step<St> {
     /// This row (its index in declaration order) fires, going to this state.
     Fire(u32, St),
+    /// This internal row (`A on e do f`) fires: only its action runs; the machine leaves and
+    /// enters nothing.
+    Stay(u32),
     /// There are rows, but no guard holds.
     Rejected,
     /// No row.
@@ -163,21 +170,31 @@ pub struct GuardError {
     note = "a guard is a function `fn(&{S}) -> bool`, or `fn(&{S}, P) -> bool` where `P: Deserialize` is read from the event's parameters"
 )]
 pub trait Guard<S, M> {
-    /// Whether the guard holds; `Err` when its parameters do not deserialize.
+    /// Whether the guard holds; `Err` when its parameters do not deserialize or it panics
+    /// (then the event is [`AgentError::GuardFailed`] naming it, and the agent is unchanged).
     fn check(&self, name: &'static str, state: &S, params: &Value) -> Result<bool, ActionError>;
 }
 
 impl<S, F: Fn(&S) -> bool> Guard<S, ()> for F {
     #[inline]
-    fn check(&self, _: &'static str, state: &S, _: &Value) -> Result<bool, ActionError> {
-        Ok(self(state))
+    fn check(&self, name: &'static str, state: &S, _: &Value) -> Result<bool, ActionError> {
+        // A guard only reads the state, so a panic leaves nothing to put back.
+        catch_unwind(AssertUnwindSafe(|| self(state)))
+            .map_err(|payload| guard_panicked(name, payload.as_ref()))
     }
 }
 
 impl<S, P: DeserializeOwned, F: Fn(&S, P) -> bool> Guard<S, (P,)> for F {
     fn check(&self, name: &'static str, state: &S, params: &Value) -> Result<bool, ActionError> {
-        Ok(self(state, decode::<P>(name, params)?))
+        let params = decode::<P>(name, params)?;
+        catch_unwind(AssertUnwindSafe(|| self(state, params)))
+            .map_err(|payload| guard_panicked(name, payload.as_ref()))
     }
+}
+
+#[cold]
+fn guard_panicked(name: &str, payload: &(dyn std::any::Any + Send)) -> ActionError {
+    ActionError::panicked(name, payload)
 }
 
 /// A synchronous action an FSM runs (a row's `do`, an `enter`/`exit`): its name and a function
@@ -322,6 +339,9 @@ impl<S: FsmSpec> Agent<S> {
 impl<S: FsmSpec> Strategy<S> for Fsm {
     type State = FsmState<S::State>;
 
+    // Guards and actions are each run under `catch_unwind`.
+    const CATCHES_PANICS: bool = true;
+
     fn init(agent: &mut Agent<S>) -> Vec<Directive> {
         enter_initial(agent)
     }
@@ -335,6 +355,11 @@ impl<S: FsmSpec> Strategy<S> for Fsm {
             };
             if instruction.is_completion() {
                 complete(agent, instruction, context, &mut out);
+            } else if instruction.action == RESTART_SIGNAL {
+                match Self::restart(agent) {
+                    Ok(directives) => out.extend(directives),
+                    Err(error) => out.push(Directive::error(error, context)),
+                }
             } else if instruction.action == TIMEOUT_SIGNAL {
                 match on_timer(agent, instruction.params) {
                     Ok(directives) => out.extend(directives),
@@ -393,11 +418,53 @@ impl<S: FsmSpec> Strategy<S> for Fsm {
     }
 
     fn signal_routes() -> Vec<RouteSpec> {
-        vec![RouteSpec {
-            pattern: Cow::Borrowed(TIMEOUT_SIGNAL),
-            target: RouteTarget::Custom(Cow::Borrowed(TIMEOUT_SIGNAL)),
-            priority: priority::STRATEGY,
-        }]
+        vec![
+            RouteSpec {
+                pattern: Cow::Borrowed(TIMEOUT_SIGNAL),
+                target: RouteTarget::Custom(Cow::Borrowed(TIMEOUT_SIGNAL)),
+                priority: priority::STRATEGY,
+            },
+            restart_route(),
+        ]
+    }
+
+    /// From a terminal state only: back to the initial state, entered again (its `enter`
+    /// action, its timer), the snapshot `Idle`. Async actions still running are cancelled and
+    /// the generation moves on, so timers of the finished run are stale.
+    fn restart(agent: &mut Agent<S>) -> Result<Vec<Directive>, AgentError> {
+        let current = agent.strategy_state().state;
+        if S::end(current).is_none() {
+            return Err(AgentError::NotRestartable {
+                agent: S::NAME.to_string(),
+                reason: format!(
+                    "its machine is in state `{current}`, which is not terminal; only a finished machine restarts"
+                ),
+            });
+        }
+        let before = agent.clone();
+        let fsm = agent.strategy_state_mut();
+        let mut out = Vec::new();
+        if !fsm.in_flight.is_empty() {
+            cancel_in_flight(&mut fsm.in_flight, &mut out);
+        }
+        fsm.state = S::State::default();
+        fsm.started = false;
+        fsm.entered = false;
+        fsm.generation += 1;
+        let entered = enter_initial(agent);
+        if !agent.strategy_state().entered {
+            // The `enter` action failed: its error is the answer, and nothing happened.
+            let error = entered.into_iter().find_map(|d| match d {
+                Directive::Error { error, .. } => Some(error),
+                _ => None,
+            });
+            *agent = before;
+            return Err(error.unwrap_or_else(|| AgentError::Strategy {
+                message: "the initial state could not be entered".to_string(),
+            }));
+        }
+        out.extend(entered);
+        Ok(out)
     }
 }
 
@@ -437,6 +504,11 @@ fn fire<S: FsmSpec>(
     match S::transition(state, from, event, &params) {
         Step::Fire(row, to) => {
             let result = take(state, fsm, to, S::row_action(row), &params);
+            discard(params);
+            result
+        }
+        Step::Stay(row) => {
+            let result = stay(state, fsm, S::row_action(row), &params);
             discard(params);
             result
         }
@@ -510,6 +582,7 @@ fn on_timer<S: FsmSpec>(agent: &mut Agent<S>, params: Value) -> Result<Vec<Direc
     let from = fsm.state;
     match S::timeout(state, from) {
         Step::Fire(row, to) => take(state, fsm, to, S::row_action(row), &Value::Null),
+        Step::Stay(row) => stay(state, fsm, S::row_action(row), &Value::Null),
         // A timer for a state without an `after` row (a checkpoint of an older machine).
         Step::Invalid => Ok(Vec::new()),
         step => Err(refused::<S>(state, step, from, None, &Value::Null)),
@@ -532,6 +605,11 @@ fn take<S: FsmSpec>(
     if exit.is_some() || action.is_some() || enter.is_some() {
         run_actions(state, exit, action, params, enter, &mut out)?;
     }
+    // Async actions started in the state being left are cancelled: all of them, since every
+    // transition empties the list.
+    if !fsm.in_flight.is_empty() {
+        cancel_in_flight(&mut fsm.in_flight, &mut out);
+    }
     fsm.state = to;
     fsm.started = true;
     fsm.entered = true;
@@ -540,6 +618,32 @@ fn take<S: FsmSpec>(
         out.push(timer::<S>(to, fsm.generation, delay));
     }
     Ok(out)
+}
+
+/// Takes an internal transition: the row's action only (all or nothing). The position, the
+/// generation (so the state's timer) and the async actions of the state are untouched.
+#[inline(always)]
+fn stay<S: FsmSpec>(
+    state: &mut S,
+    fsm: &mut FsmState<S::State>,
+    action: Option<FsmAction<S>>,
+    params: &Value,
+) -> Result<Vec<Directive>, AgentError> {
+    let mut out = Vec::new();
+    if action.is_some() {
+        run_actions(state, None, action, params, None, &mut out)?;
+    }
+    fsm.started = true;
+    Ok(out)
+}
+
+#[cold]
+fn cancel_in_flight(in_flight: &mut Vec<String>, out: &mut Vec<Directive>) {
+    out.extend(
+        in_flight
+            .drain(..)
+            .map(|id| Directive::CancelInstruction { id }),
+    );
 }
 
 /// Runs actions in order on `state`, applying each one's state operations before

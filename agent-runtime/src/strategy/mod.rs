@@ -10,6 +10,18 @@ pub use direct::{Direct, DirectState};
 pub use dispatch::{Dispatch, complete_action, dispatch_action};
 pub use fsm::{Fsm, FsmSpec, FsmState};
 
+use crate::route::{RouteTarget, priority};
+use std::borrow::Cow;
+
+/// The route of [`RESTART_SIGNAL`] to the strategy, for strategies that can restart.
+pub(crate) fn restart_route() -> RouteSpec {
+    RouteSpec {
+        pattern: Cow::Borrowed(RESTART_SIGNAL),
+        target: RouteTarget::Custom(Cow::Borrowed(RESTART_SIGNAL)),
+        priority: priority::STRATEGY,
+    }
+}
+
 use std::fmt;
 
 use serde::Serialize;
@@ -18,9 +30,14 @@ use serde::de::DeserializeOwned;
 use crate::action::{ActionEntry, ActionSpec};
 use crate::agent::{Agent, AgentSpec};
 use crate::directive::Directive;
+use crate::error::AgentError;
 use crate::instruction::Instruction;
 use crate::route::RouteSpec;
 use crate::snapshot::Snapshot;
+
+/// The type of the signal that restarts a finished run ([`Agent::restart`]): the behaviour-tree
+/// and FSM strategies route it to themselves. Its data is ignored.
+pub const RESTART_SIGNAL: &str = "stratagem.restart";
 
 /// Decides what an agent does with instructions.
 ///
@@ -65,5 +82,22 @@ pub trait Strategy<S: AgentSpec>: 'static {
     /// Routes the strategy contributes (default priority [`crate::route::priority::STRATEGY`]).
     fn signal_routes() -> Vec<RouteSpec> {
         Vec::new()
+    }
+
+    /// Whether `cmd` and `tick` never let a panic of user code (an action, a guard, a
+    /// condition, a hook) escape and leave the agent as it was when they report one, as the
+    /// built-in strategies do. When `false` (the default), [`Agent::cmd`] and [`Agent::tick`]
+    /// keep a copy of the agent for each call, put it back if the call panics, and report
+    /// [`AgentError::StrategyPanicked`]: a panic never unwinds into the caller.
+    const CATCHES_PANICS: bool = false;
+
+    /// Starts the run over ([`Agent::restart`], or the [`RESTART_SIGNAL`] signal). The default
+    /// refuses with [`AgentError::NotRestartable`]; on `Err` the agent is unchanged.
+    fn restart(agent: &mut Agent<S>) -> Result<Vec<Directive>, AgentError> {
+        let _ = agent;
+        Err(AgentError::NotRestartable {
+            agent: S::NAME.to_string(),
+            reason: "its strategy has no run to start over".to_string(),
+        })
     }
 }

@@ -36,6 +36,7 @@ const SHAPES: &str = "an action is `fn(&mut State)`, `fn(&mut State, Params)`, `
 pub fn check_action(cx: &Ctxt, action: &ActionDef) -> Option<ActionShape> {
     check_identifier(cx, &action.name, "action name");
     check_once(cx, &action.description, "description");
+    check_once(cx, &action.on_halt, "on_halt");
     check_once(cx, &action.runtime, "crate");
     check_once(cx, &action.exec.timeout, "timeout");
     check_once(cx, &action.exec.max_retries, "max_retries");

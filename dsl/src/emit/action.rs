@@ -7,7 +7,7 @@
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 
-use super::{ident, runtime};
+use super::{ident, local, runtime};
 use crate::check::{ActionShape, StateAccess};
 use crate::model::ActionDef;
 
@@ -30,19 +30,37 @@ pub fn action(def: &ActionDef, shape: &ActionShape) -> TokenStream {
         StateAccess::None => (quote!(<__S: ::core::marker::Send + 'static>), quote!(__S)),
         StateAccess::Mut(ty) | StateAccess::Shared(ty) => (quote!(), quote!(#ty)),
     };
+    // Mixed-site locals: a function called `state`, or a return type written by another
+    // macro (whose `output` would not see a call-site `output`), cannot meet them.
+    let (state_local, params_local, output_local) =
+        (local("state"), local("params"), local("output"));
     let state_arg = match (&shape.state, shape.is_async) {
         (StateAccess::None, _) => None,
-        (StateAccess::Mut(_), _) => Some(quote!(__state)),
-        (StateAccess::Shared(_), false) => Some(quote!(&*__state)),
-        (StateAccess::Shared(_), true) => Some(quote!(&__state)),
+        (StateAccess::Mut(_), _) => Some(quote!(#state_local)),
+        (StateAccess::Shared(_), false) => Some(quote!(&*#state_local)),
+        (StateAccess::Shared(_), true) => Some(quote!(&#state_local)),
     };
-    let params_arg = shape.params.as_ref().map(|_| quote!(__params));
+    let params_arg = shape.params.as_ref().map(|_| quote!(#params_local));
     let args = state_arg.into_iter().chain(params_arg);
     let call = quote!(#function(#(#args),*));
     // Spanned at the return type, so a type that is not an outcome is reported there.
     let output = def.output.to_proc_macro();
-    let into_outcome = quote_spanned!(output=> #krate::IntoOutcome::into_outcome(__output));
+    // The same local, resolved mixed-site but located at the return type.
+    let output_at = proc_macro2::Ident::new("output", local("output").span().located_at(output));
+    let into_outcome = quote_spanned!(output=> #krate::IntoOutcome::into_outcome(#output_at));
     let exec = exec_const(def, &krate);
+    let on_halt = def.on_halt.spanned().map(|hook| {
+        let path = &hook.value;
+        let hook_name = path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect::<Vec<_>>()
+            .join("::");
+        // Spanned at the path: a function that is not `fn(&mut State)` is reported there.
+        let new = quote_spanned!(hook.span.to_proc_macro()=> #krate::HaltHook::<#state>::new(#hook_name, #path));
+        quote!(const ON_HALT: ::core::option::Option<#krate::HaltHook<#state>> = ::core::option::Option::Some(#new);)
+    });
     let marker_doc =
         format!("The action marker of [`{name}`](fn@{name}): list it in an agent's `actions`.");
 
@@ -53,11 +71,11 @@ pub fn action(def: &ActionDef, shape: &ActionShape) -> TokenStream {
                 impl #generics #krate::AsyncAction<#state> for #function {
                     #[allow(unused_variables)]
                     fn run(
-                        __state: #state,
-                        __params: #params,
+                        #state_local: #state,
+                        #params_local: #params,
                     ) -> #krate::__private::BoxFuture<'static, ::core::result::Result<#krate::Outcome, #krate::ActionError>> {
                         #krate::__private::box_future(async move {
-                            let __output = #call.await;
+                            let #output_local = #call.await;
                             #into_outcome
                         })
                     }
@@ -71,10 +89,10 @@ pub fn action(def: &ActionDef, shape: &ActionShape) -> TokenStream {
                 impl #generics #krate::SyncAction<#state> for #function {
                     #[allow(unused_variables)]
                     fn run(
-                        __state: &mut #state,
-                        __params: #params,
+                        #state_local: &mut #state,
+                        #params_local: #params,
                     ) -> ::core::result::Result<#krate::Outcome, #krate::ActionError> {
-                        let __output = #call;
+                        let #output_local = #call;
                         #into_outcome
                     }
                 }
@@ -93,6 +111,7 @@ pub fn action(def: &ActionDef, shape: &ActionShape) -> TokenStream {
             const NAME: &'static str = #name;
             const DESCRIPTION: &'static str = #description;
             #exec
+            #on_halt
             const ENTRY: #krate::ActionEntry<#state> = #entry;
         }
 

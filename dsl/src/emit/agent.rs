@@ -63,6 +63,9 @@ pub fn agent_with_behaviors(def: &AgentDef, behaviors: &[BehaviorDef]) -> TokenS
     let action_count = action_refs.len();
     let indices = 0..action_count;
 
+    // A tree's async actions are run by the host through `action`, listed or not.
+    let tree_fallback = matches!(def.strategy.get(), Some(StrategyDef::BehaviorTree(_)))
+        .then(|| quote!(.or_else(|| <Self as #krate::TreeAgent>::tree_action(name))));
     let route_count = def.routes.len();
     let routes = def.routes.iter().map(|route| {
         let pattern = &route.pattern.value;
@@ -107,6 +110,7 @@ pub fn agent_with_behaviors(def: &AgentDef, behaviors: &[BehaviorDef]) -> TokenS
                     #(#action_names => ::core::option::Option::Some(&actions[#indices]),)*
                     _ => ::core::option::Option::None,
                 }
+                #tree_fallback
             }
 
             fn routes() -> &'static [#krate::RouteSpec] {

@@ -4,7 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 
-use super::ident;
+use super::{ident, local};
 use crate::check::fsm::RESERVED;
 use crate::graph;
 use crate::model::{AgentDef, FsmDef, HookKind, RowDef, TerminalKind, event_variant};
@@ -140,7 +140,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
         let name = path_text(&guard.value);
         let span = guard.span.to_proc_macro();
         let path = &guard.value;
-        let (agent, params) = (quote!(agent), quote!(params));
+        let (agent, params) = (local("agent"), local("params"));
         let check = quote_spanned!(span=> #rt::Guard::<Self, _>::check(&#path, #name, #agent, #params));
         Some(quote! {
             #i => match #check {
@@ -215,6 +215,14 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
         quote!(#state_ty::#s => ::core::option::Option::Some(#end))
     });
 
+    // The guards' locals, mixed-site like the guard calls' `agent` and `params`.
+    let (l_agent, l_from, l_event, l_params, l_row) = (
+        local("agent"),
+        local("from"),
+        local("event"),
+        local("params"),
+        local("row"),
+    );
     quote! {
         #[doc = #state_doc]
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -280,21 +288,21 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
             #[inline]
             #[allow(unreachable_patterns, unused_variables)]
             fn transition(
-                agent: &Self,
-                from: #state_ty,
-                event: #event_ty,
-                params: &#private::serde_json::Value,
+                #l_agent: &Self,
+                #l_from: #state_ty,
+                #l_event: #event_ty,
+                #l_params: &#private::serde_json::Value,
             ) -> #rt::Step<#state_ty> {
-                match (from, event) {
+                match (#l_from, #l_event) {
                     #(#transition_arms,)*
                     _ => #rt::Step::Invalid,
                 }
             }
 
             #[allow(unreachable_patterns, unused_variables)]
-            fn timeout(agent: &Self, from: #state_ty) -> #rt::Step<#state_ty> {
-                let params = &#private::serde_json::Value::Null;
-                match from {
+            fn timeout(#l_agent: &Self, #l_from: #state_ty) -> #rt::Step<#state_ty> {
+                let #l_params = &#private::serde_json::Value::Null;
+                match #l_from {
                     #(#timeout_arms,)*
                     _ => #rt::Step::Invalid,
                 }
@@ -311,11 +319,11 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
 
             #[allow(unreachable_patterns, unused_variables)]
             fn guard_error(
-                agent: &Self,
-                row: u32,
-                params: &#private::serde_json::Value,
+                #l_agent: &Self,
+                #l_row: u32,
+                #l_params: &#private::serde_json::Value,
             ) -> ::core::option::Option<#rt::GuardError> {
-                match row {
+                match #l_row {
                     #(#guard_error_arms,)*
                     _ => ::core::option::Option::None,
                 }
@@ -387,15 +395,20 @@ fn guarded(rows: &[(u32, &RowDef)], state_ty: &syn::Ident, rt: &TokenStream) -> 
     let mut body = quote!(#rt::Step::Rejected);
     for (index, row) in rows.iter().rev() {
         let to = ident(&row.to.value, row.to.span);
-        let fire = quote!(#rt::Step::Fire(#index, #state_ty::#to));
+        let fire = if row.internal {
+            quote!(#rt::Step::Stay(#index))
+        } else {
+            quote!(#rt::Step::Fire(#index, #state_ty::#to))
+        };
         body = match &row.guard {
             Some(guard) => {
                 let name = path_text(&guard.value);
                 let span = guard.span.to_proc_macro();
                 let guard = &guard.value;
                 // Only the call is spanned: `agent` and `params` keep the generated code's
-                // hygiene (the guard may come from a `macro_rules!` expansion).
-                let (agent, params) = (quote!(agent), quote!(params));
+                // mixed-site hygiene (a guard may be called `agent`, or come from a
+                // `macro_rules!` expansion).
+                let (agent, params) = (local("agent"), local("params"));
                 let check = quote_spanned!(span=> #rt::Guard::<Self, _>::check(&#guard, #name, #agent, #params));
                 quote! {
                     match #check {

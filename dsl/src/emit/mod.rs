@@ -31,6 +31,12 @@ pub fn ident(name: &str, span: Span) -> syn::Ident {
     syn::Ident::new(name, span.to_proc_macro())
 }
 
+/// A local variable of generated code: mixed-site (`macro_rules!` hygiene), so no name of the
+/// user's, a guard called `agent` or an action called `state`, resolves to it or shadows it.
+pub(crate) fn local(name: &str) -> proc_macro2::Ident {
+    proc_macro2::Ident::new(name, proc_macro2::Span::mixed_site())
+}
+
 /// Everything a `.agent` file's agents generate: each state struct, then its `AgentSpec` impl
 /// (trees inline the file's `behaviors`).
 pub fn file(

@@ -18,6 +18,8 @@ use crate::model::{
 /// Paths generated trees use.
 struct Cx<'a> {
     rt: TokenStream,
+    /// The runtime crate (`rt` is its `bt` module).
+    krate: TokenStream,
     behaviors: &'a [BehaviorDef],
     /// The blackboard type, or `_` where Rust infers it (`bt!` as an expression).
     state: TokenStream,
@@ -35,22 +37,36 @@ pub fn agent_tree(
     let rt = quote!(#krate::bt);
     let cx = Cx {
         rt: rt.clone(),
+        krate: krate.clone(),
         behaviors,
         state: quote!(#agent),
     };
-    let (nodes, body) = match &tree.tree {
+    let (nodes, body, actions) = match &tree.tree {
         Some(TreeRef::Rust(path)) => {
             let path = &path.value;
             (
                 quote!(<#path as #rt::Behavior<#agent>>::Nodes),
                 quote!(<#path as #rt::Behavior<#agent>>::with_tree(visitor)),
+                quote! {
+                    fn tree_action(name: &str) -> ::core::option::Option<&'static #krate::ActionEntry<Self>> {
+                        <#path as #rt::Behavior<#agent>>::action(name)
+                    }
+                },
             )
         }
-        Some(TreeRef::Inline(root)) => (nodes_type(&cx, root), visit_const(&cx, root)),
+        Some(TreeRef::Inline(root)) => (
+            nodes_type(&cx, root),
+            visit_const(&cx, root),
+            action_fn(&cx, root, "tree_action"),
+        ),
         Some(TreeRef::Behavior(name)) => match find_behavior(behaviors, &name.value) {
             Some(behavior) => {
                 let root = subtree(&behavior.name.value, &behavior.root);
-                (nodes_type(&cx, &root), visit_const(&cx, &root))
+                (
+                    nodes_type(&cx, &root),
+                    visit_const(&cx, &root),
+                    action_fn(&cx, &root, "tree_action"),
+                )
             }
             // Unreachable after the checks; the fallback keeps the output well-formed.
             None => return tree_fallback(def, krate),
@@ -63,6 +79,60 @@ pub fn agent_tree(
 
             fn with_tree<__V: #rt::TreeVisitor<Self, Self::Nodes>>(visitor: __V) -> __V::Output {
                 #body
+            }
+
+            #actions
+        }
+    }
+}
+
+/// `fn <name>(name: &str) -> Option<&'static ActionEntry<State>>`: a `match` from the tree's
+/// action names to their entries, each in a `static`, so a host can run the tree's async
+/// actions without the agent listing them.
+fn action_fn(cx: &Cx<'_>, root: &NodeDef, fn_name: &str) -> TokenStream {
+    let state = &cx.state;
+    let krate = &cx.krate;
+    let mut seen = std::collections::HashSet::new();
+    let mut paths = Vec::new();
+    collect_actions(cx, root, &mut seen, &mut paths);
+    let names = paths.iter().map(|p| path_name(p));
+    let fn_name = syn::Ident::new(fn_name, proc_macro2::Span::call_site());
+    quote! {
+        #[allow(unreachable_patterns)]
+        fn #fn_name(name: &str) -> ::core::option::Option<&'static #krate::ActionEntry<#state>> {
+            match name {
+                #(#names => {
+                    static ENTRY: #krate::ActionEntry<#state> = <#paths as #krate::Action<#state>>::ENTRY;
+                    ::core::option::Option::Some(&ENTRY)
+                })*
+                _ => ::core::option::Option::None,
+            }
+        }
+    }
+}
+
+/// The action paths of a tree, each name once, in the order written (subtrees inlined as
+/// [`node_expr`] inlines them).
+fn collect_actions<'a>(
+    cx: &Cx<'a>,
+    node: &'a NodeDef,
+    seen: &mut std::collections::HashSet<String>,
+    out: &mut Vec<&'a syn::Path>,
+) {
+    match &node.kind {
+        NodeKind::Action { path, .. } => {
+            if seen.insert(path_name(&path.value)) {
+                out.push(&path.value);
+            }
+        }
+        NodeKind::Subtree(name) if node.children.is_empty() => {
+            if let Some(b) = find_behavior(cx.behaviors, &name.value) {
+                collect_actions(cx, &b.root, seen, out);
+            }
+        }
+        _ => {
+            for child in &node.children {
+                collect_actions(cx, child, seen, out);
             }
         }
     }
@@ -91,6 +161,7 @@ pub fn bt(def: &BtDef) -> TokenStream {
             let state = &ty.value;
             let cx = Cx {
                 rt: rt.clone(),
+                krate: krate.clone(),
                 behaviors: &def.behaviors,
                 state: quote!(#state),
             };
@@ -103,6 +174,7 @@ pub fn bt(def: &BtDef) -> TokenStream {
             };
             let cx = Cx {
                 rt,
+                krate: krate.clone(),
                 behaviors: &def.behaviors,
                 state: quote!(_),
             };
@@ -155,6 +227,7 @@ fn behavior_item(cx: &Cx<'_>, behavior: &BehaviorDef) -> TokenStream {
     let root = subtree(text, &behavior.root);
     let nodes = nodes_type(cx, &root);
     let body = visit_const(cx, &root);
+    let actions = action_fn(cx, &root, "action");
     let doc = format!(
         "The behaviour `{text}`: run it with `#[agent(strategy = BehaviorTree, tree = {text})]`.\n\n```text\n{}```",
         crate::graph::tree::text(&behavior.root)
@@ -171,6 +244,8 @@ fn behavior_item(cx: &Cx<'_>, behavior: &BehaviorDef) -> TokenStream {
             fn with_tree<__V: #rt::TreeVisitor<#state, Self::Nodes>>(visitor: __V) -> __V::Output {
                 #body
             }
+
+            #actions
         }
     }
 }

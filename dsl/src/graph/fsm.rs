@@ -17,8 +17,10 @@
 //! assert!(mermaid.starts_with("stateDiagram-v2\n    [*] --> Closed\n"));
 //! ```
 //!
-//! Labels follow UML: `event [guard] / action`; `enter`/`exit` actions are listed in the state.
+//! Labels follow UML: `event [guard] / action`; `enter`/`exit` actions and internal rows
+//! (`A on e do f`, which leave no state) are listed in the state, not drawn as edges.
 
+use std::collections::HashMap;
 use std::fmt::Write;
 
 use crate::model::{DurationMs, FsmDef, HookKind, RowDef, TerminalKind, Trigger};
@@ -36,9 +38,10 @@ pub fn dot(name: &str, fsm: &FsmDef) -> String {
         out.push_str("    __start [shape=point];\n");
         let _ = writeln!(out, "    __start -> {};", quote_id(&initial.value));
     }
+    let internal = internal_lines(fsm);
     for state in fsm.states() {
         let mut attrs = Vec::new();
-        let hooks = hook_lines(fsm, &state.value);
+        let hooks = hook_lines(fsm, &state.value, &internal);
         if !hooks.is_empty() {
             let label = std::iter::once(state.value.clone())
                 .chain(hooks)
@@ -63,7 +66,7 @@ pub fn dot(name: &str, fsm: &FsmDef) -> String {
             );
         }
     }
-    for row in &fsm.rows {
+    for row in fsm.rows.iter().filter(|r| !r.internal) {
         let _ = writeln!(
             out,
             "    {} -> {} [label={}];",
@@ -86,7 +89,7 @@ pub fn mermaid(fsm: &FsmDef) -> String {
     if let Some(initial) = fsm.initial_state() {
         let _ = writeln!(out, "    [*] --> {}", initial.value);
     }
-    for row in &fsm.rows {
+    for row in fsm.rows.iter().filter(|r| !r.internal) {
         let _ = writeln!(
             out,
             "    {} --> {}: {}",
@@ -95,8 +98,9 @@ pub fn mermaid(fsm: &FsmDef) -> String {
             label(row)
         );
     }
+    let internal = internal_lines(fsm);
     for state in fsm.states() {
-        for line in hook_lines(fsm, &state.value) {
+        for line in hook_lines(fsm, &state.value, &internal) {
             let _ = writeln!(out, "    {} : {}", state.value, line);
         }
     }
@@ -141,14 +145,28 @@ pub fn duration(d: DurationMs) -> String {
         )
 }
 
-fn hook_lines(fsm: &FsmDef, state: &str) -> Vec<String> {
+/// What a state lists: its `enter`/`exit` actions, then its internal rows.
+fn hook_lines(fsm: &FsmDef, state: &str, internal: &HashMap<&str, Vec<String>>) -> Vec<String> {
     [HookKind::Enter, HookKind::Exit]
         .into_iter()
         .filter_map(|kind| {
             fsm.hook(kind, state)
                 .map(|h| format!("{} / {}", kind.keyword(), path(&h.action.value)))
         })
+        .chain(internal.get(state).into_iter().flatten().cloned())
         .collect()
+}
+
+/// The labels of each state's internal rows, in declaration order.
+fn internal_lines(fsm: &FsmDef) -> HashMap<&str, Vec<String>> {
+    let mut lines: HashMap<&str, Vec<String>> = HashMap::new();
+    for row in fsm.rows.iter().filter(|r| r.internal) {
+        lines
+            .entry(row.from.value.as_str())
+            .or_default()
+            .push(label(row));
+    }
+    lines
 }
 
 fn path(path: &syn::Path) -> String {

@@ -23,6 +23,9 @@ pub struct ActionDef {
     pub doc: Option<String>,
     /// Execution options for async actions.
     pub exec: ExecSettings,
+    /// `on_halt = path`: the function a behaviour tree calls when it halts a running leaf of
+    /// the action.
+    pub on_halt: Setting<syn::Path>,
     /// `crate = path`.
     pub runtime: Setting<syn::Path>,
     /// The return type (or the name, when there is none): where a bad return type is reported.

@@ -79,13 +79,18 @@ pub enum Trigger {
     After(Spanned<DurationMs>),
 }
 
-/// `from -> to (on event | after D) [if guard] [do action]`.
+/// `from -> to (on event | after D) [if guard] [do action]`, or an internal row
+/// `from on event [if guard] [do action]`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RowDef {
     /// The source state.
     pub from: Name,
-    /// The target state.
+    /// The target state (`from` itself for an internal row).
     pub to: Name,
+    /// `from on event ...`, a row without a target: an internal transition, which runs only
+    /// its action, leaving and entering nothing (no exit or entry action, timers kept). A
+    /// self-transition `A -> A` is external: it leaves and enters `A`.
+    pub internal: bool,
     /// The event or timer.
     pub trigger: Trigger,
     /// `if guard`: a path to `fn(&State) -> bool`.

@@ -236,4 +236,12 @@ mod tests {
         assert_eq!(fmt(source), expected);
         assert_eq!(fmt(expected), expected);
     }
+
+    #[test]
+    fn internal_rows_are_statements() {
+        let source = "agent A { strategy fsm { initial Idle terminal Done Idle on ping  if ready do count Idle -> Idle on reset Idle->Done on stop } }";
+        let expected = "agent A {\n    strategy fsm {\n        initial Idle\n        terminal Done\n        Idle on ping if ready do count\n        Idle -> Idle on reset\n        Idle -> Done on stop\n    }\n}\n";
+        assert_eq!(fmt(source), expected);
+        assert_eq!(fmt(expected), expected);
+    }
 }

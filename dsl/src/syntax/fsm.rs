@@ -71,17 +71,25 @@ pub fn fsm(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> FsmDef {
 fn row(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> Option<RowDef> {
     let text = pair.as_str();
     let base = pair.as_span().start();
-    let mut parts = children(pair);
-    let from = parts.next()?;
-    // Diagnostics about a whole row point at its `->`, as in the macro front-end.
-    let arrow_at = from.as_span().end() - base + text[from.as_span().end() - base..].find("->")?;
-    let arrow = Span::File {
-        file,
-        start: base + arrow_at,
-        end: base + arrow_at + 2,
+    let mut parts = children(pair).peekable();
+    let from_pair = parts.next()?;
+    let from = name(file, &from_pair);
+    let internal = parts.peek()?.as_rule() == Rule::row_on;
+    let (to, arrow) = if internal {
+        // An internal row has no `->`: it is reported at its `on`, as in the macro front-end.
+        let on = parts.peek()?.clone().into_inner().next()?;
+        (from.clone(), span(file, &on))
+    } else {
+        // Diagnostics about a whole row point at its `->`, as in the macro front-end.
+        let rest = from_pair.as_span().end() - base;
+        let arrow_at = rest + text[rest..].find("->")?;
+        let arrow = Span::File {
+            file,
+            start: base + arrow_at,
+            end: base + arrow_at + 2,
+        };
+        (name(file, &parts.next()?), arrow)
     };
-    let from = name(file, &from);
-    let to = name(file, &parts.next()?);
     let mut trigger = None;
     let mut guard = None;
     let mut action = None;
@@ -105,6 +113,7 @@ fn row(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> Option<RowDef> {
     Some(RowDef {
         from,
         to,
+        internal,
         trigger: trigger?,
         guard,
         action,

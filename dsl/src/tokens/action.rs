@@ -16,6 +16,7 @@ pub const OPTIONS: &[&str] = &[
     "max_retries",
     "backoff",
     "backoff_cap",
+    "on_halt",
     "crate",
 ];
 
@@ -37,6 +38,7 @@ pub fn action(attr: TokenStream, item: &syn::Item) -> syn::Result<ActionDef> {
         description: Setting::default(),
         doc: common::doc_summary(&item.attrs),
         exec: ExecSettings::default(),
+        on_halt: Setting::default(),
         runtime: Setting::default(),
         output: match &sig.output {
             syn::ReturnType::Type(_, ty) => Span::Macro(ty.span()),
@@ -131,6 +133,10 @@ fn option(def: &mut ActionDef, key: &Name, input: ParseStream<'_>) -> syn::Resul
         "max_retries" => {
             let n = common::count(input)?;
             def.exec.max_retries.set(n.value, span);
+        }
+        "on_halt" => {
+            let path: syn::Path = input.parse()?;
+            def.on_halt.set(path, span);
         }
         "crate" => {
             let path = common::runtime_path(input)?;

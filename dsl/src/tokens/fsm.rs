@@ -12,6 +12,7 @@
 //! Cart    -> Pending   on checkout do validate_order
 //! Pending -> Paid      on pay      if paid_in_full do charge
 //! Pending -> Cancelled after 30m
+//! Pending on remind do send_reminder      // internal: no exit, no entry, timers kept
 //! ```
 //!
 //! Parts may be separated by commas. Only the token grammar is enforced here; every rule about
@@ -29,6 +30,9 @@ use crate::model::{
 
 const EXPECTED: &str = "expected `initial`, `terminal`, `enter`, `exit` or a row such as `Cart -> Pending on checkout`";
 
+/// The words that start a part other than a row.
+const KEYWORDS: &[&str] = &["initial", "terminal", "enter", "exit"];
+
 /// Parses the inside of a `transitions { ... }` block.
 pub fn transitions(input: ParseStream<'_>, span: proc_macro2::Span) -> syn::Result<FsmDef> {
     let mut fsm = FsmDef::new(span);
@@ -36,6 +40,22 @@ pub fn transitions(input: ParseStream<'_>, span: proc_macro2::Span) -> syn::Resu
         let word = common::name(input).map_err(|e| syn::Error::new(e.span(), EXPECTED))?;
         if input.peek(Token![->]) {
             fsm.rows.push(row(word, input)?);
+        } else if !KEYWORDS.contains(&word.value.as_str())
+            && input.peek(Ident)
+            && peek_word(input, "on")
+        {
+            fsm.rows.push(internal_row(word, input)?);
+        } else if !KEYWORDS.contains(&word.value.as_str())
+            && input.peek(Ident)
+            && peek_word(input, "after")
+        {
+            return Err(syn::Error::new(
+                word.span.to_proc_macro(),
+                format!(
+                    "a timer row needs a target state\n  = help: write `{0} -> Next after ...`; a row without a target (`{0} on event`) is internal, and a timer cannot be: it is armed when its state is entered, which an internal row never does",
+                    word.value
+                ),
+            ));
         } else {
             match word.value.as_str() {
                 "initial" => fsm.initial.push(state(input, "initial")?),
@@ -110,6 +130,25 @@ fn hook(kind: HookKind, keyword: &Name, input: ParseStream<'_>) -> syn::Result<H
     })
 }
 
+/// `A on event [if guard] [do action]`: an internal transition. A timer cannot be internal
+/// (there is no `A after D`): it belongs to an entry of the state, which an internal row
+/// does not make.
+fn internal_row(from: Name, input: ParseStream<'_>) -> syn::Result<RowDef> {
+    let on = input.parse::<Ident>()?;
+    let event = common::name(input)
+        .map_err(|e| syn::Error::new(e.span(), "expected an event name after `on`"))?;
+    let (guard, action) = guard_and_action(input)?;
+    Ok(RowDef {
+        to: from.clone(),
+        from,
+        internal: true,
+        trigger: Trigger::Event(event),
+        guard,
+        action,
+        span: on.span().into(),
+    })
+}
+
 fn row(from: Name, input: ParseStream<'_>) -> syn::Result<RowDef> {
     let arrow = input.parse::<Token![->]>()?;
     let to = state(input, "->")?;
@@ -130,6 +169,22 @@ fn row(from: Name, input: ParseStream<'_>) -> syn::Result<RowDef> {
             ),
         ));
     };
+    let (guard, action) = guard_and_action(input)?;
+    Ok(RowDef {
+        from,
+        to,
+        internal: false,
+        trigger,
+        guard,
+        action,
+        span: arrow.spans[0].into(),
+    })
+}
+
+/// `[if guard] [do action]`, the end of every row.
+type GuardAndAction = (Option<Spanned<syn::Path>>, Option<Spanned<syn::Path>>);
+
+fn guard_and_action(input: ParseStream<'_>) -> syn::Result<GuardAndAction> {
     let guard = if input.peek(Token![if]) {
         input.parse::<Token![if]>()?;
         Some(path(input, "if")?)
@@ -142,14 +197,7 @@ fn row(from: Name, input: ParseStream<'_>) -> syn::Result<RowDef> {
     } else {
         None
     };
-    Ok(RowDef {
-        from,
-        to,
-        trigger,
-        guard,
-        action,
-        span: arrow.spans[0].into(),
-    })
+    Ok((guard, action))
 }
 
 fn peek_word(input: ParseStream<'_>, word: &str) -> bool {

@@ -45,12 +45,14 @@ async fn a_panicking_strategy_is_rolled_back() {
     let before = server.agent().await.unwrap();
     let outcome = server.call(signal("steps.panic", json!({}))).await.unwrap();
     let errors: Vec<_> = outcome.errors().collect();
-    let [AgentError::Strategy { message }] = errors.as_slice() else {
+    // A custom strategy's panic is caught by `Agent::cmd` itself, typed, naming the strategy.
+    let [AgentError::StrategyPanicked { strategy, error }] = errors.as_slice() else {
         panic!("{errors:?}")
     };
+    assert!(strategy.ends_with("::Stepping"), "{strategy}");
     assert_eq!(
-        message,
-        "the strategy of agent `Steps` panicked: `cmd` panicked: the stepping strategy was asked to panic; the agent was restored to its state before the call"
+        error.message(),
+        "`cmd` panicked: the stepping strategy was asked to panic"
     );
     assert!(matches!(
         outcome.directives[0],
@@ -73,18 +75,18 @@ async fn a_panicking_strategy_is_rolled_back() {
 }
 
 #[tokio::test]
-async fn without_isolation_a_panicking_strategy_is_still_caught() {
+async fn without_the_servers_copy_a_custom_strategy_is_still_rolled_back_by_cmd() {
     let options = Options::new().isolate_strategy_panics(false);
     let server = AgentServer::start(Steps::new(), options).await.unwrap();
+    let before = server.agent().await.unwrap();
     let outcome = server.call(signal("steps.panic", json!({}))).await.unwrap();
     let message = outcome.errors().next().unwrap().to_string();
     assert!(
-        message
-            .ends_with("the agent may be half-updated (`Options::isolate_strategy_panics` is off)"),
+        message.ends_with("`cmd` panicked: the stepping strategy was asked to panic"),
         "{message}"
     );
-    // What the strategy did before panicking stayed.
-    assert_eq!(server.state().await.unwrap().ticks, 99);
+    // `Agent::cmd` keeps its own copy for strategies that do not catch their panics.
+    assert_eq!(server.agent().await.unwrap(), before);
     assert!(!server.handle().is_stopped());
 }
 
