@@ -18,6 +18,7 @@
 //! [`REQUEST_STARTED`], [`REQUEST_COMPLETED`], [`REQUEST_FAILED`]).
 
 mod ask;
+mod event_stream;
 mod hooks;
 mod machine;
 mod model;
@@ -25,6 +26,8 @@ mod models;
 #[cfg(feature = "ai-http")]
 mod openai;
 mod parse;
+#[cfg(feature = "ai-http")]
+mod retry_wait;
 pub mod schema;
 mod scripted;
 mod spec;
@@ -37,6 +40,7 @@ mod openai_tests;
 mod tests;
 
 pub use ask::{AiAnswer, AiRunner, AskError};
+pub use event_stream::{EventStreamError, EventStreamLimits, EventStreamParser, ServerSentEvent};
 pub use hooks::{Hooks, NoHooks, Step, StepHooks};
 pub use machine::{
     CANCEL, COD_PROMPT, COT_PROMPT, LLM_DELTA, LLM_RESPONSE, LlmReply, QUERY, REPEAT_NOTE,
