@@ -23,6 +23,7 @@
 mod adaptive;
 mod aot;
 mod ask;
+mod event_stream;
 mod got;
 mod hooks;
 mod kind;
@@ -33,6 +34,8 @@ mod models;
 mod openai;
 mod options;
 mod parse;
+#[cfg(feature = "ai-http")]
+mod retry_wait;
 pub mod schema;
 mod scripted;
 mod search;
@@ -52,6 +55,7 @@ mod tests;
 pub use adaptive::{AdaptiveChoice, Complexity, choose as choose_strategy};
 pub use aot::{AOT_PROMPT, algorithm_of_thoughts};
 pub use ask::{AiAnswer, AiRunner, AskError};
+pub use event_stream::{EventStreamError, EventStreamLimits, EventStreamParser, ServerSentEvent};
 pub use got::{
     Edge, EdgeKind, GOT_AGGREGATION_PROMPT, GOT_CONNECTION_PROMPT, GOT_GENERATION_PROMPT,
     GraphNode, GraphSearch, Origin, Stage,
