@@ -100,17 +100,23 @@ fn a_self_transition_leaves_and_enters_the_state() {
     );
 }
 
-#[tokio::test(start_paused = true)]
-async fn an_internal_row_keeps_the_timer_a_self_transition_rearms_it() {
-    // Pinged at 6 s: the timer armed on entry still fires at 10 s.
+/// A server whose agent got `signal_type` 6 s after it started.
+async fn signalled_at_6s(signal_type: &str) -> AgentServer<Idler> {
     let server = AgentServer::start(Idler::new(), Options::default())
         .await
         .unwrap();
     advance(Duration::from_secs(6)).await;
     server
-        .call(Signal::new("idle.ping", json!({})))
+        .call(Signal::new(signal_type, json!({})))
         .await
         .unwrap();
+    server
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_internal_row_keeps_the_timer_a_self_transition_rearms_it() {
+    // Pinged at 6 s: the timer armed on entry still fires at 10 s.
+    let server = signalled_at_6s("idle.ping").await;
     advance(Duration::from_secs(5)).await;
     let done = server
         .await_completion(Duration::from_secs(1))
@@ -120,14 +126,7 @@ async fn an_internal_row_keeps_the_timer_a_self_transition_rearms_it() {
     server.stop().await;
 
     // Reset at 6 s: the state is entered again and its timer now fires at 16 s.
-    let server = AgentServer::start(Idler::new(), Options::default())
-        .await
-        .unwrap();
-    advance(Duration::from_secs(6)).await;
-    server
-        .call(Signal::new("idle.reset", json!({})))
-        .await
-        .unwrap();
+    let server = signalled_at_6s("idle.reset").await;
     advance(Duration::from_secs(5)).await;
     assert_eq!(server.agent().await.unwrap().fsm_state(), IdlerState::Idle);
     advance(Duration::from_secs(5)).await;
