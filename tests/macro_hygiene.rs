@@ -118,7 +118,7 @@ fn guards_may_share_names_with_generated_arguments() {
     gate.state_mut().second = false;
     let refused = gate.cmd(GateEvent::Go).unwrap_err();
     assert!(
-        matches!(&refused, AgentError::GuardRejected { guards, .. } if guards == &["agent", "params"]),
+        matches!(&refused, AgentError::GuardRejected { guards, .. } if guards.iter().map(|g| g.as_ref()).eq(["agent", "params"])),
         "{refused:?}"
     );
 }
