@@ -250,10 +250,7 @@ impl<S: AiAgent> Machine<'_, S> {
     fn bad_instruction(&mut self, instruction: &Instruction, message: String) {
         self.out.push(Directive::error(
             AgentError::Strategy { message },
-            ErrorContext::Instruction {
-                id: instruction.id.clone(),
-                action: instruction.action.clone(),
-            },
+            ErrorContext::instruction(instruction),
         ));
     }
 
@@ -547,10 +544,7 @@ impl<S: AiAgent> Machine<'_, S> {
             .position(|id| *id == instruction.id)
         {
             self.ai.in_flight.remove(pos);
-            let context = ErrorContext::Instruction {
-                id: instruction.id.clone(),
-                action: instruction.action.clone(),
-            };
+            let context = ErrorContext::instruction(&instruction);
             match crate::strategy::complete_action(self.state, instruction) {
                 Ok(directives) => self.out.extend(directives),
                 Err(error) => self.out.push(Directive::error(error, context)),
@@ -715,10 +709,7 @@ impl<S: AiAgent> Machine<'_, S> {
     }
 
     fn direct(&mut self, instruction: Instruction) {
-        let context = ErrorContext::Instruction {
-            id: instruction.id.clone(),
-            action: instruction.action.clone(),
-        };
+        let context = ErrorContext::instruction(&instruction);
         let id = instruction.id.clone();
         match dispatch_action(self.state, instruction) {
             Dispatch::Completed(directives) => self.out.extend(directives),

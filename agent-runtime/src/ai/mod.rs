@@ -30,6 +30,7 @@ mod scripted;
 mod spec;
 mod state;
 mod strategies;
+mod tool_schema;
 
 #[cfg(all(test, feature = "ai-http"))]
 mod openai_tests;
@@ -57,3 +58,4 @@ pub use state::{
     AiFailure, AiResult, AiRun, AiState, LlmCall, PendingTool, Phase, Termination, ToolResult,
 };
 pub use strategies::{AiStrategy, ChainOfDraft, ChainOfThought, React};
+pub use tool_schema::provider_schema;

@@ -43,6 +43,7 @@ struct Inner {
     url: String,
     key: Option<Key>,
     retry: ExecOptions,
+    strict_tools: bool,
 }
 
 /// An API key and the variable it came from (only the variable's name is ever shown).
@@ -81,6 +82,7 @@ impl OpenAiCompatible {
                 url,
                 key: None,
                 retry: ExecOptions::DEFAULT,
+                strict_tools: false,
             }),
         }
     }
@@ -102,6 +104,7 @@ impl OpenAiCompatible {
                 value: k.value.clone(),
             }),
             retry: shared.retry,
+            strict_tools: shared.strict_tools,
         });
         f(&mut inner);
         OpenAiCompatible {
@@ -133,6 +136,15 @@ impl OpenAiCompatible {
     #[must_use]
     pub fn timeout(self, timeout: Duration) -> Self {
         self.with(|inner| inner.retry.timeout = timeout)
+    }
+
+    /// Marks every tool `"strict": true` and lists all its properties as required, for
+    /// endpoints with structured outputs (OpenAI's strict mode); off by default, since other
+    /// servers may refuse the flag. Tool schemas always go out without `$schema` and
+    /// non-standard `format`s (see [`provider_schema`](super::provider_schema)).
+    #[must_use]
+    pub fn strict_tools(self, strict: bool) -> Self {
+        self.with(|inner| inner.strict_tools = strict)
     }
 
     /// Whether a key will be sent.
@@ -261,7 +273,7 @@ fn api_message(body: &str) -> Option<String> {
 }
 
 /// The request as OpenAI's chat completions expect it.
-pub(crate) fn request_body(request: &LlmRequest, stream: bool) -> Value {
+pub(crate) fn request_body(request: &LlmRequest, stream: bool, strict_tools: bool) -> Value {
     let messages: Vec<Value> = request.messages.iter().map(message_json).collect();
     let mut body = json!({ "model": request.model, "messages": messages });
     if !request.tools.is_empty() {
@@ -269,9 +281,14 @@ pub(crate) fn request_body(request: &LlmRequest, stream: bool) -> Value {
             .tools
             .iter()
             .map(|t| {
-                json!({"type": "function", "function": {
-                    "name": t.name, "description": t.description, "parameters": t.parameters,
-                }})
+                let parameters = super::provider_schema(&t.parameters, strict_tools);
+                let mut function = json!({
+                    "name": t.name, "description": t.description, "parameters": parameters,
+                });
+                if strict_tools {
+                    function["strict"] = Value::Bool(true);
+                }
+                json!({"type": "function", "function": function})
             })
             .collect();
         body["tool_choice"] = match &request.tool_choice {
@@ -536,7 +553,7 @@ impl LanguageModel for OpenAiCompatible {
     fn generate(&self, request: LlmRequest) -> BoxFuture<'static, Result<LlmResponse, LlmError>> {
         let inner = self.inner.clone();
         Box::pin(async move {
-            let body = request_body(&request, false);
+            let body = request_body(&request, false, inner.strict_tools);
             let response = inner.send(&body).await?;
             let text = match tokio::time::timeout(inner.retry.timeout, response.text()).await {
                 Err(_) => {
@@ -580,7 +597,7 @@ impl LanguageModel for OpenAiCompatible {
                 match state {
                     State::Done => return None,
                     State::Start(inner, request) => {
-                        let body = request_body(&request, true);
+                        let body = request_body(&request, true, inner.strict_tools);
                         match inner.send(&body).await {
                             Err(e) => return Some((Err(e), State::Done)),
                             Ok(response) => {
