@@ -58,17 +58,26 @@ impl fmt::Display for Quoted<'_> {
 /// A name or id the caller chose (an action or event name, a signal type, an instruction id)
 /// as an error keeps it: whole when it is at most [`QUOTE_LIMIT`] characters, else
 /// cut with `…` and its size, so the error, its message and the error signal built from it
-/// stay small. Copies only the part it keeps.
+/// stay small. A short `String` is moved through; a long one copies only the part it keeps.
 ///
 /// ```
 /// use agent_runtime::quote::clip;
 /// assert_eq!(clip("order.pay"), "order.pay");
 /// assert_eq!(clip(&"x".repeat(5_000)), format!("{}… (5 KB)", "x".repeat(64)));
 /// ```
-pub fn clip(text: &str) -> String {
-    match text.char_indices().nth(QUOTE_LIMIT) {
-        None => text.to_string(),
-        Some((cut, _)) => format!("{}… ({})", &text[..cut], ByteSize(text.len())),
+pub fn clip<T: AsRef<str> + Into<String>>(text: T) -> String {
+    let cut = text
+        .as_ref()
+        .char_indices()
+        .nth(QUOTE_LIMIT)
+        .map(|(at, _)| at);
+    match cut {
+        // A `String` moves through without a copy.
+        None => text.into(),
+        Some(cut) => {
+            let text = text.as_ref();
+            format!("{}… ({})", &text[..cut], ByteSize(text.len()))
+        }
     }
 }
 

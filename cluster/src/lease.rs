@@ -52,13 +52,20 @@ impl PostgresStore {
         }))
     }
 
-    /// Extends every live lease of `owner` by `ttl` and returns them: a lease that is not in
-    /// the answer expired or was taken over, and its holder must stop using it.
-    pub async fn renew(&self, owner: &str, ttl: Duration) -> Result<Vec<Lease>, StoreError> {
+    /// Extends the live leases of `owner` on `keys` by `ttl` and returns them: a lease that is
+    /// not in the answer expired or was taken over, and its holder must stop using it.
+    pub async fn renew(
+        &self,
+        owner: &str,
+        keys: &[String],
+        ttl: Duration,
+    ) -> Result<Vec<Lease>, StoreError> {
         let ttl = secs(ttl);
         let rows = self
             .with_retry("renew", owner, |conn| async move {
-                conn.client.query(&conn.sql.renew, &[&owner, &ttl]).await
+                conn.client
+                    .query(&conn.sql.renew, &[&owner, &ttl, &keys])
+                    .await
             })
             .await?;
         Ok(rows
@@ -136,35 +143,53 @@ impl PostgresStore {
         }
     }
 
-    /// Records that `node` is alive for `ttl` more.
-    pub async fn heartbeat(&self, node: &str, ttl: Duration) -> Result<(), StoreError> {
+    /// Records that `node` of `cluster` is alive for `ttl` more.
+    pub async fn heartbeat(
+        &self,
+        cluster: &str,
+        node: &str,
+        ttl: Duration,
+    ) -> Result<(), StoreError> {
         let ttl = secs(ttl);
         self.with_retry("heartbeat", node, |conn| async move {
             conn.client
-                .execute(&conn.sql.heartbeat, &[&node, &ttl])
+                .execute(&conn.sql.heartbeat, &[&cluster, &node, &ttl])
                 .await
         })
         .await?;
         Ok(())
     }
 
-    /// The nodes whose heartbeat has not expired, by name.
-    pub async fn live_nodes(&self) -> Result<Vec<String>, StoreError> {
+    /// The nodes of `cluster` whose heartbeat has not expired, by name.
+    pub async fn live_nodes(&self, cluster: &str) -> Result<Vec<String>, StoreError> {
         let rows = self
-            .with_retry("list nodes", "", |conn| async move {
-                conn.client.query(&conn.sql.live_nodes, &[]).await
+            .with_retry("list nodes", cluster, |conn| async move {
+                conn.client.query(&conn.sql.live_nodes, &[&cluster]).await
             })
             .await?;
         Ok(rows.iter().map(|r| r.get(0)).collect())
     }
 
-    /// Removes `node` from the live nodes at once (a graceful leave).
-    pub async fn leave(&self, node: &str) -> Result<(), StoreError> {
+    /// Removes `node` from the live nodes of `cluster` at once (a graceful leave).
+    pub async fn leave(&self, cluster: &str, node: &str) -> Result<(), StoreError> {
         self.with_retry("leave", node, |conn| async move {
-            conn.client.execute(&conn.sql.leave, &[&node]).await
+            conn.client
+                .execute(&conn.sql.leave, &[&cluster, &node])
+                .await
         })
         .await?;
         Ok(())
+    }
+
+    /// The keys of leases nobody holds now (expired or released), except those starting with
+    /// `except_prefix`.
+    pub async fn idle_leases(&self, except_prefix: &str) -> Result<Vec<String>, StoreError> {
+        let rows = self
+            .with_retry("list leases", "", |conn| async move {
+                conn.client.query(&conn.sql.idle, &[&except_prefix]).await
+            })
+            .await?;
+        Ok(rows.iter().map(|r| r.get(0)).collect())
     }
 }
 

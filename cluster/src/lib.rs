@@ -23,3 +23,20 @@ mod postgres;
 
 pub use lease::{FencedStore, Lease};
 pub use postgres::{PostgresStore, Reconnect};
+mod client;
+mod error;
+mod host;
+mod options;
+mod placement;
+mod seen;
+mod shard;
+mod transport;
+mod wire;
+
+pub use client::ClusterClient;
+pub use error::ClusterError;
+pub use host::{Cluster, ClusterStats};
+pub use options::{AckAfter, ClusterOptions};
+pub use placement::{Placement, shard_of};
+pub use transport::NatsTransport;
+pub use wire::{AGENT_HEADER, CONTENT_TYPE};

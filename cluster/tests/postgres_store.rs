@@ -103,7 +103,13 @@ async fn fencing(store: &PostgresStore) {
         (&b"v1"[..], &["s1".to_string()][..])
     );
     // The renewal lists what a holds.
-    assert!(store.renew("node-a", TTL).await.unwrap().contains(&a));
+    assert!(
+        store
+            .renew("node-a", &["agent-1".to_string()], TTL)
+            .await
+            .unwrap()
+            .contains(&a)
+    );
 
     // a's lease expires (a short claim, then time passes); b takes over with a higher token.
     let a = store
@@ -113,7 +119,11 @@ async fn fencing(store: &PostgresStore) {
         .unwrap();
     tokio::time::sleep(Duration::from_millis(400)).await;
     assert!(
-        !store.renew("node-a", TTL).await.unwrap().contains(&a),
+        !store
+            .renew("node-a", &["agent-1".to_string()], TTL)
+            .await
+            .unwrap()
+            .contains(&a),
         "an expired lease is not revived"
     );
     let b = store

@@ -38,7 +38,7 @@ impl<S: AgentSpec<Strategy = Direct>> Strategy<S> for Direct {
                 let Some(pos) = direct.in_flight.iter().position(|id| *id == instruction.id) else {
                     out.push(Directive::error(
                         AgentError::UnexpectedCompletion {
-                            id: crate::quote::clip(&instruction.id),
+                            id: crate::quote::clip(instruction.id),
                         },
                         context,
                     ));
@@ -66,12 +66,15 @@ impl<S: AgentSpec<Strategy = Direct>> Strategy<S> for Direct {
 
     fn snapshot(agent: &Agent<S>) -> Snapshot {
         let in_flight = &agent.strategy_state().in_flight;
-        let status = if in_flight.is_empty() {
+        Snapshot::new(Self::status(agent)).with_details(json!({ "in_flight": in_flight }))
+    }
+
+    fn status(agent: &Agent<S>) -> Status {
+        if agent.strategy_state().in_flight.is_empty() {
             Status::Idle
         } else {
             Status::Waiting
-        };
-        Snapshot::new(status).with_details(json!({ "in_flight": in_flight }))
+        }
     }
 }
 

@@ -53,6 +53,7 @@ pub(crate) struct Statements {
     pub(crate) heartbeat: Statement,
     pub(crate) live_nodes: Statement,
     pub(crate) leave: Statement,
+    pub(crate) idle: Statement,
 }
 
 impl Statements {
@@ -70,6 +71,7 @@ impl Statements {
             heartbeat: client.prepare(schema::HEARTBEAT).await?,
             live_nodes: client.prepare(schema::LIVE_NODES).await?,
             leave: client.prepare(schema::LEAVE).await?,
+            idle: client.prepare(schema::IDLE).await?,
         })
     }
 }

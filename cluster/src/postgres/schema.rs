@@ -21,8 +21,10 @@ CREATE TABLE IF NOT EXISTS stratagem_leases (
 );
 CREATE INDEX IF NOT EXISTS stratagem_leases_owner ON stratagem_leases (owner);
 CREATE TABLE IF NOT EXISTS stratagem_nodes (
-    node text PRIMARY KEY,
-    expires_at timestamptz NOT NULL
+    cluster text NOT NULL,
+    node text NOT NULL,
+    expires_at timestamptz NOT NULL,
+    PRIMARY KEY (cluster, node)
 );
 COMMIT;
 ";
@@ -70,11 +72,13 @@ ON CONFLICT (key) DO UPDATE SET owner = EXCLUDED.owner, token = stratagem_leases
 WHERE stratagem_leases.expires_at <= now() OR stratagem_leases.owner = EXCLUDED.owner
 RETURNING token";
 
-/// Extends every live lease of an owner; what comes back is what it still holds. An expired
-/// lease is not revived: it must be claimed again, under a new token.
+/// Extends the live leases of an owner among `keys`; what comes back is what it still holds.
+/// An expired lease is not revived: it must be claimed again, under a new token. Only the
+/// keys the caller names are renewed, so leases left by an earlier incarnation of a node
+/// with the same name expire instead of being kept alive by a process that does not use them.
 pub(super) const RENEW: &str = "
 UPDATE stratagem_leases SET expires_at = now() + make_interval(secs => $2::float8)
-WHERE owner = $1 AND expires_at > now()
+WHERE owner = $1 AND key = ANY($3::text[]) AND expires_at > now()
 RETURNING key, token";
 
 /// Gives a lease up (it expires now); the row stays so the next token is higher.
@@ -86,10 +90,16 @@ pub(super) const HOLDER: &str = "
 SELECT owner, token FROM stratagem_leases WHERE key = $1 AND expires_at > now()";
 
 pub(super) const HEARTBEAT: &str = "
-INSERT INTO stratagem_nodes (node, expires_at) VALUES ($1, now() + make_interval(secs => $2::float8))
-ON CONFLICT (node) DO UPDATE SET expires_at = EXCLUDED.expires_at";
+INSERT INTO stratagem_nodes (cluster, node, expires_at)
+VALUES ($1, $2, now() + make_interval(secs => $3::float8))
+ON CONFLICT (cluster, node) DO UPDATE SET expires_at = EXCLUDED.expires_at";
 
 pub(super) const LIVE_NODES: &str =
-    "SELECT node FROM stratagem_nodes WHERE expires_at > now() ORDER BY node";
+    "SELECT node FROM stratagem_nodes WHERE cluster = $1 AND expires_at > now() ORDER BY node";
 
-pub(super) const LEAVE: &str = "DELETE FROM stratagem_nodes WHERE node = $1";
+pub(super) const LEAVE: &str = "DELETE FROM stratagem_nodes WHERE cluster = $1 AND node = $2";
+
+/// Leases not held by anyone now (expired or released), except `except_prefix` (shards):
+/// the agents that ran somewhere before, which a node taking over their shard brings back.
+pub(super) const IDLE: &str = "
+SELECT key FROM stratagem_leases WHERE expires_at <= now() AND NOT starts_with(key, $1)";

@@ -231,3 +231,5 @@ impl Drop for Postgres {
             .output();
     }
 }
+
+pub mod tally;
