@@ -14,7 +14,7 @@
 //! assert!(quoted.ends_with("aaa…\" (10 MB)"), "{quoted}");
 //! assert!(quoted.len() < 100);
 //! let json = serde_json::json!({"note": big});
-//! assert!(QuotedJson::new(&json).to_string().ends_with("…\" (10 MB)"));
+//! assert!(QuotedJson::new(&json).to_string().ends_with("… (10 MB)"));
 //! ```
 
 use std::fmt::{self, Write as _};
