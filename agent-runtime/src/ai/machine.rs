@@ -136,12 +136,7 @@ pub(crate) fn cmd<S: AiAgent>(
 /// The snapshot of an AI agent: `Idle` before any request, `Waiting` while one runs,
 /// `Success`/`Failure` with the [`AiResult`] once it ended.
 pub(crate) fn snapshot(ai: &AiState) -> Snapshot {
-    let status = match ai.phase {
-        Phase::Idle if ai.in_flight.is_empty() => Status::Idle,
-        Phase::Idle | Phase::AwaitingLlm | Phase::AwaitingTools => Status::Waiting,
-        Phase::Completed => Status::Success,
-        Phase::Failed => Status::Failure,
-    };
+    let status = status(ai);
     let mut details = json!({ "phase": ai.phase });
     if let Some(run) = &ai.run {
         details["request_id"] = json!(run.request_id);
@@ -171,6 +166,16 @@ pub(crate) fn snapshot(ai: &AiState) -> Snapshot {
             snapshot.with_result(serde_json::to_value(result).unwrap_or(Value::Null))
         }
         _ => snapshot,
+    }
+}
+
+/// The status of [`snapshot`], without its details.
+pub(crate) fn status(ai: &AiState) -> Status {
+    match ai.phase {
+        Phase::Idle if ai.in_flight.is_empty() => Status::Idle,
+        Phase::Idle | Phase::AwaitingLlm | Phase::AwaitingTools => Status::Waiting,
+        Phase::Completed => Status::Success,
+        Phase::Failed => Status::Failure,
     }
 }
 

@@ -6,7 +6,7 @@ use crate::agent::{Agent, AgentSpec};
 use crate::directive::Directive;
 use crate::instruction::Instruction;
 use crate::route::{RouteSpec, RouteTarget, priority};
-use crate::snapshot::Snapshot;
+use crate::snapshot::{Snapshot, Status};
 use crate::strategy::Strategy;
 
 use super::kind::StrategyKind;
@@ -96,6 +96,10 @@ macro_rules! ai_strategy {
 
             fn snapshot(agent: &Agent<S>) -> Snapshot {
                 machine::snapshot(agent.strategy_state())
+            }
+
+            fn status(agent: &Agent<S>) -> Status {
+                machine::status(agent.strategy_state())
             }
 
             fn signal_routes() -> Vec<RouteSpec> {
