@@ -66,6 +66,7 @@ pub fn ai(def: &AgentDef, ai: &AiDef, krate: &TokenStream) -> TokenStream {
                 max_iterations: #max_iterations,
                 temperature: #temperature,
                 max_tokens: #max_tokens,
+                ..#krate::ai::AiConfig::DEFAULT
             };
             #hooks
         }
