@@ -11,6 +11,7 @@ pub mod explain;
 mod file;
 pub mod fsm;
 mod names;
+mod reasoning;
 mod routes;
 mod settings;
 pub mod suggest;
