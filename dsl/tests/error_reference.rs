@@ -38,3 +38,19 @@ fn each_agent_example_reports_its_code() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     assert!(checked >= 35, "only {checked} examples");
 }
+
+/// The guide's AI chapter lists every search option the checker knows.
+#[test]
+fn the_guide_lists_every_search_option() {
+    let guide = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/ai.md"),
+    )
+    .unwrap();
+    for option in agent_dsl::model::REASONING_OPTIONS {
+        assert!(
+            guide.contains(&format!("| `{}` |", option.name)),
+            "`{}` is missing from docs/ai.md",
+            option.name
+        );
+    }
+}
