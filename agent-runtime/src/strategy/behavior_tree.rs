@@ -127,10 +127,7 @@ where
         let mut out = Vec::new();
         let mut completed = false;
         for instruction in instructions {
-            let context = ErrorContext::Instruction {
-                id: instruction.id.clone(),
-                action: instruction.action.clone(),
-            };
+            let context = ErrorContext::instruction(&instruction);
             if instruction.action == RESTART_SIGNAL && !instruction.is_completion() {
                 match Self::restart(agent) {
                     Ok(directives) => out.extend(directives),
@@ -151,7 +148,9 @@ where
                     completed = true;
                 } else {
                     out.push(Directive::error(
-                        AgentError::UnexpectedCompletion { id: instruction.id },
+                        AgentError::UnexpectedCompletion {
+                            id: crate::quote::clip(instruction.id),
+                        },
                         context,
                     ));
                 }
