@@ -12,8 +12,10 @@ pub mod check;
 pub mod emit;
 pub mod expand;
 pub mod graph;
+pub mod limits;
 pub mod model;
 pub mod report;
+mod stack;
 pub mod syntax;
 pub mod tokens;
 

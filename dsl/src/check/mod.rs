@@ -7,6 +7,7 @@ mod ai;
 pub mod codes;
 mod ctxt;
 mod diagnostic;
+mod expansion;
 mod file;
 pub mod fsm;
 mod names;
