@@ -15,10 +15,12 @@ use futures::future::BoxFuture;
 use futures::stream::{self, BoxStream, StreamExt};
 use serde_json::{Value, json};
 
+use super::event_stream::{EventStreamLimits, EventStreamParser, ServerSentEvent};
 use super::model::{
     ChatMessage, FinishReason, LanguageModel, LlmDelta, LlmError, LlmErrorKind, LlmRequest,
     LlmResponse, Role, ToolCall, ToolChoice, Usage, parse_arguments,
 };
+use super::retry_wait::{random_draw, server_asked, wait_before_retry};
 use crate::instruction::ExecOptions;
 
 /// A provider for any OpenAI-compatible endpoint.
@@ -43,6 +45,7 @@ struct Inner {
     url: String,
     key: Option<Key>,
     retry: ExecOptions,
+    stream_limits: EventStreamLimits,
 }
 
 /// An API key and the variable it came from (only the variable's name is ever shown).
@@ -81,6 +84,7 @@ impl OpenAiCompatible {
                 url,
                 key: None,
                 retry: ExecOptions::DEFAULT,
+                stream_limits: EventStreamLimits::DEFAULT,
             }),
         }
     }
@@ -102,6 +106,7 @@ impl OpenAiCompatible {
                 value: k.value.clone(),
             }),
             retry: shared.retry,
+            stream_limits: shared.stream_limits,
         });
         f(&mut inner);
         OpenAiCompatible {
@@ -124,6 +129,11 @@ impl OpenAiCompatible {
 
     /// Retries (429, 5xx, timeouts, failed connections) and their backoff, and the timeout of
     /// each attempt (for a stream: of each wait for the next piece).
+    ///
+    /// Retry `n` (from 0) waits a uniformly random time between zero and
+    /// `backoff * 2^n` ("full jitter", so agents that failed together do not retry together),
+    /// or what the server asked for in `retry-after-ms` or `Retry-After` (seconds or an HTTP
+    /// date) if that is longer; never longer than `backoff_cap`.
     #[must_use]
     pub fn retry(self, retry: ExecOptions) -> Self {
         self.with(|inner| inner.retry = retry)
@@ -133,6 +143,14 @@ impl OpenAiCompatible {
     #[must_use]
     pub fn timeout(self, timeout: Duration) -> Self {
         self.with(|inner| inner.retry.timeout = timeout)
+    }
+
+    /// Caps on a streamed answer's lines and events ([`EventStreamLimits::DEFAULT`] unless
+    /// set): a server that sends more without ending them gets its stream closed with a
+    /// [`LlmErrorKind::Malformed`] error instead of growing memory.
+    #[must_use]
+    pub fn event_stream_limits(self, limits: EventStreamLimits) -> Self {
+        self.with(|inner| inner.stream_limits = limits)
     }
 
     /// Whether a key will be sent.
@@ -189,9 +207,8 @@ impl Inner {
                         }
                         return Err(error);
                     }
-                    let wait = self.retry.backoff_for(attempt - 1);
                     let wait =
-                        retry_after.map_or(wait, |ra| ra.max(wait).min(self.retry.backoff_cap));
+                        wait_before_retry(&self.retry, attempt - 1, retry_after, random_draw());
                     tracing::debug!(url = %self.url, attempt, ?wait, error = %error, "retrying the model call");
                     tokio::time::sleep(wait).await;
                 }
@@ -201,12 +218,12 @@ impl Inner {
 
     async fn status_error(&self, response: reqwest::Response) -> (LlmError, Option<Duration>) {
         let status = response.status();
-        let retry_after = response
-            .headers()
-            .get(reqwest::header::RETRY_AFTER)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<u64>().ok())
-            .map(Duration::from_secs);
+        let header = |name| response.headers().get(name).and_then(|v| v.to_str().ok());
+        let retry_after = server_asked(
+            header("retry-after-ms"),
+            header(reqwest::header::RETRY_AFTER.as_str()),
+            chrono::Utc::now(),
+        );
         let body = tokio::time::timeout(self.retry.timeout, response.text())
             .await
             .ok()
@@ -410,26 +427,35 @@ pub(crate) fn parse_completion(body: &str) -> Result<LlmResponse, LlmError> {
 /// Turns server-sent events into deltas.
 #[derive(Default)]
 pub(crate) struct SseParser {
-    buffer: Vec<u8>,
+    events: EventStreamParser,
+    /// Reused between reads.
+    dispatched: Vec<ServerSentEvent>,
     finish: Option<FinishReason>,
     usage: Usage,
     done: bool,
+    /// The event stream passed a cap: reported once the deltas before it are delivered.
+    closed: Option<LlmError>,
 }
 
 impl SseParser {
+    pub(crate) fn new(limits: EventStreamLimits) -> Self {
+        SseParser {
+            events: EventStreamParser::new(limits),
+            ..SseParser::default()
+        }
+    }
+
     /// Feeds bytes; returns the deltas completed by them. `[DONE]` yields the finish.
     pub(crate) fn feed(&mut self, bytes: &[u8]) -> Result<Vec<LlmDelta>, LlmError> {
-        self.buffer.extend_from_slice(bytes);
+        if let Some(error) = self.closed.take() {
+            return Err(error);
+        }
+        let mut dispatched = std::mem::take(&mut self.dispatched);
+        let read = self.events.feed(bytes, &mut dispatched);
         let mut out = Vec::new();
-        while let Some(end) = self.buffer.iter().position(|b| *b == b'\n') {
-            let line: Vec<u8> = self.buffer.drain(..=end).collect();
-            let line = String::from_utf8_lossy(&line);
-            let line = line.trim_end_matches(['\n', '\r']);
-            let Some(data) = line.strip_prefix("data:") else {
-                // Comments (`: keep-alive`), `event:`/`id:` fields and blank separators.
-                continue;
-            };
-            let data = data.trim();
+        // Events completed before a cap was passed still count.
+        for event in dispatched.drain(..) {
+            let data = event.data.trim();
             if data == "[DONE]" {
                 out.extend(self.finish_delta()?);
                 self.done = true;
@@ -439,6 +465,14 @@ impl SseParser {
                 continue;
             }
             self.chunk(data, &mut out)?;
+        }
+        self.dispatched = dispatched;
+        if let Err(e) = read {
+            let error = malformed(format!("the stream was closed: {e}"));
+            if out.is_empty() {
+                return Err(error);
+            }
+            self.closed = Some(error);
         }
         Ok(out)
     }
@@ -512,8 +546,16 @@ impl SseParser {
         }))
     }
 
+    /// The error that closed the stream, once the deltas before it were taken.
+    pub(crate) fn take_closed(&mut self) -> Option<LlmError> {
+        self.closed.take()
+    }
+
     /// The connection closed: the finish if the answer had finished, else a cut-stream error.
     pub(crate) fn end(&mut self) -> Result<Option<LlmDelta>, LlmError> {
+        if let Some(error) = self.closed.take() {
+            return Err(error);
+        }
         if self.done {
             return Ok(None);
         }
@@ -568,7 +610,7 @@ impl LanguageModel for OpenAiCompatible {
             Reading {
                 inner: Arc<Inner>,
                 body: BoxStream<'static, reqwest::Result<Vec<u8>>>,
-                parser: SseParser,
+                parser: Box<SseParser>,
                 queue: VecDeque<LlmDelta>,
             },
             Done,
@@ -584,13 +626,14 @@ impl LanguageModel for OpenAiCompatible {
                         match inner.send(&body).await {
                             Err(e) => return Some((Err(e), State::Done)),
                             Ok(response) => {
+                                let parser = Box::new(SseParser::new(inner.stream_limits));
                                 state = State::Reading {
                                     inner,
                                     body: response
                                         .bytes_stream()
                                         .map(|r| r.map(|b| b.to_vec()))
                                         .boxed(),
-                                    parser: SseParser::default(),
+                                    parser,
                                     queue: VecDeque::new(),
                                 };
                             }
@@ -612,6 +655,9 @@ impl LanguageModel for OpenAiCompatible {
                                     queue,
                                 },
                             ));
+                        }
+                        if let Some(error) = parser.take_closed() {
+                            return Some((Err(error), State::Done));
                         }
                         if parser.done {
                             // `[DONE]` ends the answer even if the server keeps the connection.

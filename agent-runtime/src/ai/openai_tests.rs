@@ -599,3 +599,78 @@ async fn an_agent_asks_a_real_endpoint_and_streams() {
         json!({"role": "tool", "content": "ticket #1", "tool_call_id": "call_1"})
     );
 }
+
+#[tokio::test]
+async fn every_retry_after_form_is_read_and_the_cap_holds() {
+    let limited = |name: &'static str, value: &str| Reply::Full {
+        status: 429,
+        headers: vec![(name, value.to_string())],
+        body: r#"{"error": {"message": "slow down"}}"#.into(),
+    };
+    let server = serve(vec![
+        limited("retry-after-ms", "20"),
+        limited("Retry-After", "Sun, 06 Nov 1994 08:49:37 GMT"),
+        // An hour, by both forms: the 100 ms cap decides, or this test would not end.
+        limited("Retry-After", "3600"),
+        limited("retry-after-ms", "3600000"),
+        ok(completion(
+            json!({"role": "assistant", "content": "fine"}),
+            "stop",
+        )),
+    ])
+    .await;
+    let response = provider(&server, 4, 5_000)
+        .generate(request())
+        .await
+        .unwrap();
+    assert_eq!(response.text, "fine");
+    assert_eq!(server.requests.lock().unwrap().len(), 5);
+}
+
+#[tokio::test]
+async fn event_streams_follow_the_whatwg_rules_over_http() {
+    // A BOM, bare CR line ends, one chunk's JSON over two `data:` lines, comments, `event`,
+    // `id` and `retry` fields.
+    let pieces = vec![
+        "\u{FEFF}: hello\rretry: 3000\rid: 1\revent: chunk\r".to_string(),
+        "data: {\"choices\": [{\"index\": 0,\rdata: \"delta\": {\"content\": \"It \"}}]}\r\r"
+            .to_string(),
+        "data: {\"choices\": [{\"index\": 0, \"delta\": {\"content\": \"shipped.\"}, ".to_string(),
+        "\"finish_reason\": \"stop\"}]}\r\n\r\ndata: [DONE]\r\n\r\n".to_string(),
+    ];
+    let server = serve(vec![Reply::Events(pieces)]).await;
+    let response = collect_stream(provider(&server, 0, 5_000).stream(request()), |_| {})
+        .await
+        .unwrap();
+    assert_eq!(response.text, "It shipped.");
+    assert_eq!(response.finish_reason, FinishReason::Stop);
+}
+
+#[tokio::test]
+async fn a_line_past_the_cap_closes_the_stream_with_what_came_before_delivered() {
+    let pieces = vec![
+        delta_chunk(json!({"content": "The order "}), None),
+        format!("data: {}", "x".repeat(3000)),
+        "y".repeat(3000),
+    ];
+    let server = serve(vec![Reply::Events(pieces)]).await;
+    let model = provider(&server, 0, 5_000).event_stream_limits(super::EventStreamLimits {
+        max_line_bytes: 4096,
+        max_event_bytes: 8192,
+    });
+    let mut texts = Vec::new();
+    let err = collect_stream(model.stream(request()), |d| {
+        if let LlmDelta::Text { text } = d {
+            texts.push(text.clone());
+        }
+    })
+    .await
+    .unwrap_err();
+    assert_eq!(err.kind, LlmErrorKind::Malformed);
+    assert!(
+        err.message
+            .contains("an event-stream line is longer than 4096 bytes"),
+        "{err}"
+    );
+    assert_eq!(texts, ["The order "]);
+}

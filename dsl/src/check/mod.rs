@@ -11,6 +11,7 @@ mod expansion;
 mod file;
 pub mod fsm;
 mod names;
+mod reasoning;
 mod routes;
 mod settings;
 pub mod suggest;
