@@ -8,6 +8,7 @@ pub mod codes;
 mod ctxt;
 mod diagnostic;
 mod expansion;
+pub mod explain;
 mod file;
 pub mod fsm;
 mod names;

@@ -22,6 +22,8 @@ struct Cx<'a> {
     rt: TokenStream,
     /// The behaviours subtrees may name, by name (the first of a name).
     behaviors: HashMap<&'a str, &'a BehaviorDef>,
+    /// The same behaviours, in order (for the graphs in docs).
+    all: &'a [BehaviorDef],
     /// The blackboard type, or `_` where Rust infers it (`bt!` as an expression).
     state: TokenStream,
 }
@@ -39,6 +41,7 @@ pub fn agent_tree(
     let cx = Cx {
         rt: rt.clone(),
         behaviors: behaviors_by_name(behaviors),
+        all: behaviors,
         state: quote!(#agent),
     };
     let (nodes, body) = match &tree.tree {
@@ -95,6 +98,7 @@ pub fn bt(def: &BtDef) -> TokenStream {
             let cx = Cx {
                 rt: rt.clone(),
                 behaviors: behaviors_by_name(&def.behaviors),
+                all: &def.behaviors,
                 state: quote!(#state),
             };
             let items = def.behaviors.iter().map(|b| behavior_item(&cx, b));
@@ -107,6 +111,7 @@ pub fn bt(def: &BtDef) -> TokenStream {
             let cx = Cx {
                 rt,
                 behaviors: behaviors_by_name(&def.behaviors),
+                all: &def.behaviors,
                 state: quote!(_),
             };
             node_expr(&cx, root)
@@ -134,6 +139,10 @@ pub fn bt_fallback(def: &BtDef) -> TokenStream {
                 quote! {
                     #[derive(Debug, Clone, Copy, Default)]
                     #vis struct #name;
+                    impl #name {
+                        pub const DOT: &'static str = "";
+                        pub const MERMAID: &'static str = "";
+                    }
                     impl #rt::Behavior<#state> for #name {
                         type Nodes = ();
                         const NAME: &'static str = #text;
@@ -162,6 +171,8 @@ fn behavior_item(cx: &Cx<'_>, behavior: &BehaviorDef) -> TokenStream {
         "The behaviour `{text}`: run it with `#[agent(strategy = BehaviorTree, tree = {text})]`.\n\n```text\n{}```",
         crate::graph::tree::text(&behavior.root)
     );
+    let dot = crate::graph::tree::dot(text, &behavior.root, cx.all);
+    let mermaid = crate::graph::tree::mermaid(&behavior.root, cx.all);
     quote! {
         #[doc = #doc]
         #[derive(Debug, Clone, Copy, Default)]
@@ -174,6 +185,13 @@ fn behavior_item(cx: &Cx<'_>, behavior: &BehaviorDef) -> TokenStream {
             fn with_tree<__V: #rt::TreeVisitor<#state, Self::Nodes>>(visitor: __V) -> __V::Output {
                 #body
             }
+        }
+
+        impl #name {
+            /// The behaviour as a Graphviz `digraph`, subtrees expanded.
+            pub const DOT: &'static str = #dot;
+            /// The behaviour as a Mermaid flowchart, subtrees expanded.
+            pub const MERMAID: &'static str = #mermaid;
         }
     }
 }
