@@ -280,6 +280,15 @@ fn heaviest_chain<'a>(
     names
 }
 
+/// ` through \`A\` -> \`B\``, when the chain has more than the behaviour itself.
+fn through(names: &[&str]) -> String {
+    if names.len() > 1 {
+        format!(" through {}", chain(names))
+    } else {
+        String::new()
+    }
+}
+
 fn subject(name: &str) -> String {
     if name == "this tree" {
         name.to_string()
@@ -294,11 +303,7 @@ fn too_large(span: Span, name: &str, size: Size, names: &[&str]) -> Diagnostic {
     } else {
         format!("{} nodes", size.nodes)
     };
-    let via = if names.len() > 1 {
-        format!(" through {}", chain(names))
-    } else {
-        String::new()
-    };
+    let via = through(names);
     Diagnostic::error(
         codes::TREE_TOO_LARGE,
         span,
@@ -312,11 +317,7 @@ fn too_large(span: Span, name: &str, size: Size, names: &[&str]) -> Diagnostic {
 }
 
 fn too_deep(span: Span, name: &str, size: Size, names: &[&str]) -> Diagnostic {
-    let via = if names.len() > 1 {
-        format!(" through {}", chain(names))
-    } else {
-        String::new()
-    };
+    let via = through(names);
     Diagnostic::error(
         codes::TREE_TOO_DEEP,
         span,
