@@ -264,7 +264,7 @@ impl<S: AiAgent> Machine<'_, S> {
     pub(super) fn start_search(&mut self, kind: StrategyKind) {
         self.ai.phase = Phase::AwaitingLlm;
         self.run().step = 1;
-        self.hooks.on_step_start(self.step());
+        self.hooks.on_step_start(self.state, self.step());
         self.with_cx(|trace, cx| *trace = Some(start(kind, cx)));
         if self.run_ref().calls.is_empty() {
             self.end_search(Termination::Budget);
@@ -290,7 +290,7 @@ impl<S: AiAgent> Machine<'_, S> {
         if !self.run_ref().calls.is_empty() {
             return;
         }
-        self.hooks.on_step_end(self.step());
+        self.hooks.on_step_end(self.state, self.step());
         if self.stop_condition() {
             return self.end_search(Termination::StopCondition);
         }
@@ -300,7 +300,7 @@ impl<S: AiAgent> Machine<'_, S> {
             None if self.run_ref().calls.is_empty() => self.end_search(Termination::Budget),
             None => {
                 self.run().step += 1;
-                self.hooks.on_step_start(self.step());
+                self.hooks.on_step_start(self.state, self.step());
             }
         }
     }
