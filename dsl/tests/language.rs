@@ -56,5 +56,5 @@ fn the_example_agents_are_in_canonical_layout() {
         );
         seen += 1;
     }
-    assert_eq!(seen, 3);
+    assert_eq!(seen, 4);
 }

@@ -13,6 +13,7 @@ pub mod agents {
     stratagem::include_agents!("order");
     stratagem::include_agents!("patrol");
     stratagem::include_agents!("helpdesk");
+    stratagem::include_agents!("reasoning");
 }
 
 /// The helpdesk's tools (`agents/helpdesk.agent`).
