@@ -1,4 +1,4 @@
-//! The example of LANGUAGE.md (`tests/valid/language.agent`, copied verbatim) is accepted, and
+//! The language's reference example (`tests/valid/language.agent`) is accepted, and
 //! `fmt` keeps its meaning: the formatted file lowers to the same model.
 
 use agent_dsl::build::check_source;

@@ -107,6 +107,9 @@ pub(super) struct Core {
     pub(super) stop_replies: Vec<oneshot::Sender<StopReport>>,
     pub(super) stats: Stats,
     pub(super) stop: Option<StopReason>,
+    /// `Error` directives of the `cmd` a `call` is waiting for that are still to be executed:
+    /// the caller gets them in its outcome, so they are logged at debug, not at error.
+    pub(super) errors_for_caller: usize,
 }
 
 /// Validates and starts an agent's task. Returns its handle and a receiver that fires once
@@ -142,6 +145,7 @@ pub(crate) fn spawn(
         name,
         id: agent.id().into(),
         capacity: options.mailbox_capacity,
+        max_signal_bytes: options.max_signal_bytes,
         queued: Default::default(),
         call_timeout: options.call_timeout,
         event_capacity: options.event_capacity,
@@ -171,6 +175,7 @@ pub(crate) fn spawn(
         stop_replies: Vec::new(),
         stats: Stats::default(),
         stop: None,
+        errors_for_caller: 0,
     };
     let (ready_tx, ready) = oneshot::channel();
     tokio::spawn(run(core, rx, restore, ready_tx));
@@ -415,7 +420,14 @@ impl Core {
             |agent| agent.handle_signal_with(router, signal),
         );
         let recorded = record.then(|| directives.clone());
+        if record {
+            self.errors_for_caller = directives
+                .iter()
+                .filter(|d| matches!(d, Directive::Error { .. }))
+                .count();
+        }
         self.execute(directives);
+        self.errors_for_caller = 0;
         self.after_step();
         recorded.map(|directives| CallOutcome {
             directives,

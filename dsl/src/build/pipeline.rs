@@ -24,6 +24,10 @@ pub fn check_source(
     file: FileId,
     source: &str,
 ) -> Result<(FileDef, Vec<Diagnostic>), Vec<Diagnostic>> {
+    crate::stack::with_stack(|| check_here(file, source))
+}
+
+fn check_here(file: FileId, source: &str) -> Result<(FileDef, Vec<Diagnostic>), Vec<Diagnostic>> {
     let (def, mut diagnostics) = syntax::parse_partial(file, source)?;
     match check::file(&def.agents, &def.behaviors) {
         Ok(warnings) | Err(warnings) => diagnostics.extend(warnings),
@@ -43,7 +47,15 @@ pub fn compile_source(
     source: &str,
     runtime: Option<&syn::Path>,
 ) -> Result<Compiled, Vec<Diagnostic>> {
-    let (mut def, warnings) = check_source(file, source)?;
+    crate::stack::with_stack(|| compile_here(file, source, runtime))
+}
+
+fn compile_here(
+    file: FileId,
+    source: &str,
+    runtime: Option<&syn::Path>,
+) -> Result<Compiled, Vec<Diagnostic>> {
+    let (mut def, warnings) = check_here(file, source)?;
     if let Some(path) = runtime {
         for agent in &mut def.agents {
             if !agent.runtime.is_set() {
@@ -67,6 +79,10 @@ pub const FORMAT_LIMIT: usize = 1 << 20;
 /// Generated code as a Rust file under an `@generated` header naming its origin: formatted with
 /// prettyplease up to [`FORMAT_LIMIT`] bytes, one item per line above.
 pub fn pretty(code: &TokenStream, origin: &str) -> String {
+    crate::stack::with_stack(|| pretty_here(code, origin))
+}
+
+fn pretty_here(code: &TokenStream, origin: &str) -> String {
     let text = one_item_per_line(code);
     let body = if text.len() <= FORMAT_LIMIT {
         match syn::parse_str::<syn::File>(&text) {

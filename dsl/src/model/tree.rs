@@ -30,7 +30,7 @@ pub struct NodeDef {
     pub span: Span,
 }
 
-/// The kinds of node LANGUAGE.md lists, with their parameters.
+/// The kinds of node the language has (the guide's `trees` chapter), with their parameters.
 #[derive(Debug, Clone, PartialEq)]
 pub enum NodeKind {
     /// `sequence { ... }`
@@ -124,7 +124,7 @@ pub struct BtDef {
 }
 
 impl NodeKind {
-    /// Every node keyword, in LANGUAGE.md's order: both front-ends list them in errors.
+    /// Every node keyword, in the grammar's order: both front-ends list them in errors.
     pub const KEYWORDS: &'static [&'static str] = &[
         "sequence",
         "reactive_sequence",
@@ -230,6 +230,38 @@ impl NodeDef {
     pub fn is_empty(&self) -> bool {
         false
     }
+}
+
+/// Groups a composite's children the way generated code holds them: lists of at most
+/// [`CHILDREN_CHUNK`](crate::limits::CHILDREN_CHUNK) joined as a balanced binary tree, so the
+/// code nests by the logarithm of the width. `list` builds one list, `join` two halves. The
+/// generator and the checks that measure generated code both go through this one function.
+pub fn group_children<T>(
+    mut items: Vec<T>,
+    list: &mut impl FnMut(Vec<T>) -> T,
+    join: &mut impl FnMut(T, T) -> T,
+) -> T {
+    if items.len() <= crate::limits::CHILDREN_CHUNK {
+        return list(items);
+    }
+    // Halves on a multiple of the chunk, so every list but the last is full.
+    let chunks = items.len().div_ceil(crate::limits::CHILDREN_CHUNK);
+    let right = items.split_off(chunks / 2 * crate::limits::CHILDREN_CHUNK);
+    let left = group_children(items, list, join);
+    let right = group_children(right, list, join);
+    join(left, right)
+}
+
+/// Behaviours by name, for lookups in constant time; the first of a duplicated name (which the
+/// checks reject).
+pub fn behaviors_by_name(
+    behaviors: &[BehaviorDef],
+) -> std::collections::HashMap<&str, &BehaviorDef> {
+    let mut map = std::collections::HashMap::with_capacity(behaviors.len());
+    for b in behaviors {
+        map.entry(b.name.value.as_str()).or_insert(b);
+    }
+    map
 }
 
 /// The behaviour called `name`, if any.

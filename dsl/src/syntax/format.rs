@@ -18,6 +18,10 @@ use crate::model::FileId;
 
 /// The file in canonical layout, or its syntax errors.
 pub fn format(file: FileId, source: &str) -> Result<String, Vec<Diagnostic>> {
+    crate::stack::with_stack(|| format_here(file, source))
+}
+
+fn format_here(file: FileId, source: &str) -> Result<String, Vec<Diagnostic>> {
     let root = parse_tree(file, source)?;
     let tokens = tokenize(file, source).map_err(|d| vec![*d])?;
     let mut layout = Layout::default();

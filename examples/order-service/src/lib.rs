@@ -1,4 +1,4 @@
-//! The order from LANGUAGE.md, written in `agents/order.agent`, compiled by `build.rs` with
+//! The order of the guide, written in `agents/order.agent`, compiled by `build.rs` with
 //! `agent_dsl::Builder` and included with `stratagem::include_agents!`. `src/main.rs` runs it;
 //! `tests/` checks how it behaves.
 
