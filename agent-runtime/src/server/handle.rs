@@ -48,12 +48,20 @@ impl Shared {
         }
     }
 
-    /// Queues a signal unless the mailbox is full; the one place capacity is enforced.
+    /// Queues a signal unless it breaks a CloudEvents rule or the mailbox is full; the one
+    /// place both are enforced.
     pub(crate) fn deliver(
         &self,
         tx: &UnboundedSender<Message>,
         envelope: Envelope,
     ) -> Result<(), ServerError> {
+        if let Err(error) = envelope.signal.validate() {
+            return Err(ServerError::InvalidSignal {
+                agent: self.name,
+                id: self.id.to_string(),
+                error,
+            });
+        }
         // One atomic counter bounds the mailbox exactly: a slot is taken before the send and
         // given back when the send fails or the agent takes the signal out.
         if self.queued.fetch_add(1, Ordering::Relaxed) >= self.capacity {
@@ -149,7 +157,8 @@ impl AgentRef {
     }
 
     /// Delivers a signal without waiting for it to be processed. A full mailbox refuses it
-    /// ([`ServerError::MailboxFull`]); a stopped agent too ([`ServerError::Stopped`]).
+    /// ([`ServerError::MailboxFull`]); a stopped agent too ([`ServerError::Stopped`]); so does
+    /// a signal that breaks a CloudEvents rule ([`ServerError::InvalidSignal`]).
     pub fn cast(&self, signal: Signal) -> Result<(), ServerError> {
         self.shared.deliver(
             &self.tx,
