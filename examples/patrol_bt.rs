@@ -145,7 +145,7 @@ fn main() {
         render_tree::<Robot>(&robot.strategy_state().run)
     );
     let start = Instant::now();
-    while !robot.snapshot().done() {
+    while !robot.is_done() {
         std::thread::sleep(interval);
         let before = robot.state().clone();
         let refusals = DOCK_CONNECTIONS.load(Ordering::SeqCst);

@@ -72,3 +72,8 @@ pub mod prelude {
     pub use serde::{Deserialize, Serialize};
     pub use serde_json::json;
 }
+
+/// Agents across machines (the `cluster` feature): signals over NATS JetStream, checkpoints
+/// and leases in PostgreSQL. See [`agent_cluster`].
+#[cfg(feature = "cluster")]
+pub use agent_cluster as cluster;

@@ -1,6 +1,6 @@
 //! A generated behaviour tree ticks without allocating: 1,000 ticks of a tree mixing every kind
 //! of composite, decorators, timers, conditions and actions with arguments, through the agent's
-//! strategy and the host clock, allocate nothing. The counting allocator is
+//! strategy and the host clock, reading the agent's status after each, allocate nothing. The counting allocator is
 //! `allocation-counter`'s, which counts per thread, so the test harness's own threads cannot
 //! disturb the count.
 
@@ -97,8 +97,14 @@ async fn a_thousand_ticks_of_a_generated_tree_allocate_nothing() {
     let mut bytes = 0;
     for _ in 0..1_000 {
         let mut directives = Vec::new();
-        let info = allocation_counter::measure(|| directives = agent.tick());
+        let mut status = Status::Idle;
+        let info = allocation_counter::measure(|| {
+            directives = agent.tick();
+            // What a host's loop reads after each tick.
+            status = agent.status();
+        });
         assert!(directives.is_empty(), "{directives:?}");
+        assert_eq!(status, Status::Running);
         allocations += info.count_total;
         bytes += info.bytes_total;
         tokio::time::advance(Duration::from_millis(10)).await;

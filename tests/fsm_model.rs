@@ -325,9 +325,12 @@ fn verdict_of(result: Result<Vec<Directive>, AgentError>) -> (Verdict, Option<Si
             other => panic!("unexpected directives {other:?}"),
         },
         Err(AgentError::InvalidTransition { .. }) => (Verdict::Invalid, None),
-        Err(AgentError::GuardRejected { guards, .. }) => (Verdict::Rejected(guards), None),
-        Err(AgentError::Action { action, .. }) => (Verdict::Failed(action), None),
-        Err(AgentError::GuardFailed { guard, .. }) => (Verdict::Failed(guard), None),
+        Err(AgentError::GuardRejected { guards, .. }) => (
+            Verdict::Rejected(guards.iter().map(|g| g.to_string()).collect()),
+            None,
+        ),
+        Err(AgentError::Action { action, .. }) => (Verdict::Failed(action.into_owned()), None),
+        Err(AgentError::GuardFailed { guard, .. }) => (Verdict::Failed(guard.into_owned()), None),
         Err(other) => panic!("unexpected error {other:?}"),
     }
 }

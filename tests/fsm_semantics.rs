@@ -209,7 +209,7 @@ fn no_row_is_an_invalid_transition_and_changes_nothing() {
         AgentError::InvalidTransition {
             state: "Open".into(),
             event: "finish".into(),
-            accepted: vec!["start".into(), "poke".into()],
+            accepted: vec!["start".into(), "poke".into()].into(),
         }
     );
     assert_eq!(
@@ -246,7 +246,7 @@ fn all_guards_false_is_guard_rejected_and_changes_nothing() {
         AgentError::GuardRejected {
             state: "Open".into(),
             event: "start".into(),
-            guards: vec!["is_urgent".into(), "has_owner".into()],
+            guards: vec!["is_urgent".into(), "has_owner".into()].into(),
         }
     );
     assert_eq!(

@@ -16,7 +16,7 @@ use crate::error::{ActionError, AgentError, ErrorContext};
 use crate::instruction::{ExecOptions, Instruction};
 use crate::route::{RouteError, RouteSpec, RouteTarget, Router};
 use crate::signal::Signal;
-use crate::snapshot::Snapshot;
+use crate::snapshot::{Snapshot, Status};
 use crate::strategy::Strategy;
 
 /// The strategy state of agents of type `S`.
@@ -203,9 +203,21 @@ impl<S: AgentSpec> Agent<S> {
         S::Strategy::tick(self)
     }
 
-    /// Where the agent stands.
+    /// Where the agent stands: status, result and the strategy's details (built on each call;
+    /// to check progress in a loop, read [`status`](Agent::status)).
     pub fn snapshot(&self) -> Snapshot {
         S::Strategy::snapshot(self)
+    }
+
+    /// The snapshot's status alone, without building its result and details: what a loop
+    /// reads after each `tick` or `cmd` (no allocation for the built-in strategies).
+    pub fn status(&self) -> Status {
+        S::Strategy::status(self)
+    }
+
+    /// Whether the agent's run has ended ([`Status::is_done`] of [`status`](Agent::status)).
+    pub fn is_done(&self) -> bool {
+        self.status().is_done()
     }
 
     /// The description of an action, for tools.
@@ -393,6 +405,8 @@ pub trait DynAgent: Send + Sync + fmt::Debug {
     fn tick(&mut self) -> Vec<Directive>;
     /// See [`Agent::snapshot`].
     fn snapshot(&self) -> Snapshot;
+    /// See [`Agent::status`].
+    fn status(&self) -> Status;
     /// The agent as checkpoint JSON.
     fn to_json(&self) -> Result<Value, serde_json::Error>;
     /// Runs the async action an instruction names against a snapshot of the state, with the
@@ -440,6 +454,9 @@ impl<S: AgentSpec> DynAgent for Agent<S> {
     }
     fn snapshot(&self) -> Snapshot {
         Agent::snapshot(self)
+    }
+    fn status(&self) -> Status {
+        Agent::status(self)
     }
     fn to_json(&self) -> Result<Value, serde_json::Error> {
         serde_json::to_value(self)

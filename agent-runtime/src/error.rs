@@ -6,6 +6,7 @@
 //!
 //! [`Directive::Error`]: crate::Directive::Error
 
+use std::borrow::Cow;
 use std::error::Error as StdError;
 use std::fmt;
 use std::sync::Arc;
@@ -59,7 +60,9 @@ impl fmt::Display for ActionErrorKind {
 #[derive(Clone, Serialize, Deserialize)]
 pub struct ActionError {
     kind: ActionErrorKind,
-    message: String,
+    // Borrowed for the runtime's fixed messages (a tree action returning `failure`), so a
+    // failure that is only a status costs no allocation.
+    message: Cow<'static, str>,
     #[serde(default)]
     retryable: bool,
     #[serde(skip)]
@@ -81,7 +84,17 @@ impl ActionError {
     pub fn with_kind(kind: ActionErrorKind, message: impl Into<String>) -> Self {
         ActionError {
             kind,
-            message: message.into(),
+            message: Cow::Owned(message.into()),
+            retryable: false,
+            source: None,
+        }
+    }
+
+    /// A failure with a fixed message: nothing is allocated.
+    pub const fn fixed(kind: ActionErrorKind, message: &'static str) -> Self {
+        ActionError {
+            kind,
+            message: Cow::Borrowed(message),
             retryable: false,
             source: None,
         }
@@ -199,13 +212,27 @@ impl<E: StdError + Send + Sync + 'static> IntoActionError for E {
             Ok(own) => *own,
             Err(other) => ActionError {
                 kind: ActionErrorKind::Failed,
-                message: other.to_string(),
+                message: Cow::Owned(other.to_string()),
                 retryable: false,
                 source: Some(Arc::from(other)),
             },
         }
     }
 }
+
+/// A name an [`AgentError`] carries (a state, an event, a guard, an action): borrowed from the
+/// agent's generated tables when the error is built, so refusing an event allocates nothing;
+/// owned when it comes back from JSON.
+pub type Name = Cow<'static, str>;
+
+/// A list of names an [`AgentError`] carries, borrowed from a generated table like [`Name`].
+///
+/// ```
+/// use agent_runtime::error::{Name, Names};
+/// let accepted: Names = Names::Borrowed(&[Name::Borrowed("start"), Name::Borrowed("poke")]);
+/// assert_eq!(accepted, vec!["start", "poke"]);
+/// ```
+pub type Names = Cow<'static, [Name]>;
 
 /// Where an error arose; travels with [`Directive::Error`](crate::Directive::Error).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -248,7 +275,7 @@ pub enum AgentError {
     #[error("action `{action}` failed: {error}")]
     Action {
         /// The action's name.
-        action: String,
+        action: Name,
         /// Why it failed.
         error: ActionError,
     },
@@ -288,11 +315,11 @@ pub enum AgentError {
     )]
     InvalidTransition {
         /// The FSM's current state.
-        state: String,
+        state: Name,
         /// The event.
-        event: String,
+        event: Name,
         /// The events the state does accept.
-        accepted: Vec<String>,
+        accepted: Names,
     },
     /// Every row for an FSM event in the current state has a guard, and none holds.
     #[error(
@@ -301,17 +328,17 @@ pub enum AgentError {
     )]
     GuardRejected {
         /// The FSM's current state.
-        state: String,
+        state: Name,
         /// The event (`after 30m` for a timer row).
-        event: String,
+        event: Name,
         /// The guards tried, in order.
-        guards: Vec<String>,
+        guards: Names,
     },
     /// An FSM guard could not run: its parameters did not deserialize from the event's data.
     #[error("guard `{guard}` failed: {error}")]
     GuardFailed {
         /// The guard's name.
-        guard: String,
+        guard: Name,
         /// Why.
         error: ActionError,
     },
@@ -325,9 +352,9 @@ pub enum AgentError {
         /// The name that was asked for.
         name: String,
         /// The FSM's events.
-        events: Vec<String>,
+        events: Names,
         /// The agent's actions.
-        actions: Vec<String>,
+        actions: Names,
     },
     /// A strategy-specific failure (used by strategies outside this crate).
     #[error("{message}")]
@@ -348,7 +375,7 @@ pub enum AgentError {
 
 /// "it accepts: `a`, `b`", or for a state that only a timer (or nothing) leaves, "it accepts no
 /// events" rather than a bare "none".
-fn accepted_events(accepted: &[String]) -> String {
+fn accepted_events(accepted: &[Name]) -> String {
     if accepted.is_empty() {
         "it accepts no events".to_string()
     } else {
@@ -356,13 +383,13 @@ fn accepted_events(accepted: &[String]) -> String {
     }
 }
 
-fn list_or_none(items: &[String]) -> String {
+fn list_or_none<T: AsRef<str>>(items: &[T]) -> String {
     if items.is_empty() {
         "none".to_string()
     } else {
         items
             .iter()
-            .map(|i| format!("`{i}`"))
+            .map(|i| format!("`{}`", i.as_ref()))
             .collect::<Vec<_>>()
             .join(", ")
     }

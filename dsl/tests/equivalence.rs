@@ -98,3 +98,59 @@ fn file_and_macro_generate_the_same_code() {
     assert!(state.contains("pub struct Order"), "{state}");
     assert!(emit::state_struct(&from_macro).is_empty());
 }
+
+const SEARCH_FILE: &str = r#"
+agent Chooser {
+    strategy adaptive {
+        model "capable"
+        available_strategies cot, tot, got
+        complexity_thresholds 0.25, 0.7
+        default_strategy cot
+        branching_factor 2
+        traversal_strategy best_first
+        evaluation_prompt "Score it."
+        act_threshold 0.85
+        token_budget 5000
+    }
+}
+"#;
+
+fn search_from_macro() -> AgentDef {
+    let attr = quote! {
+        strategy = Adaptive,
+        model = "capable",
+        available_strategies = [cot, tot, got],
+        complexity_thresholds = (0.25, 0.7),
+        default_strategy = cot,
+        branching_factor = 2,
+        traversal_strategy = best_first,
+        evaluation_prompt = "Score it.",
+        act_threshold = 0.85,
+        token_budget = 5000,
+    };
+    let item: syn::Item = syn::parse_quote! {
+        struct Chooser;
+    };
+    tokens::agent(attr, &item).expect("the macro input parses")
+}
+
+#[test]
+fn search_options_build_the_same_model_and_code_in_both_front_ends() {
+    let mut file = syntax::parse(FileId(0), SEARCH_FILE).expect("the file parses");
+    let mut file = file.agents.remove(0);
+    let from_macro = search_from_macro();
+    file.state = StateDef::External;
+    assert_eq!(file, from_macro);
+    check::agent(&file).expect("the file agent checks");
+    check::agent(&from_macro).expect("the macro agent checks");
+    let code = emit::agent(&from_macro).to_string();
+    assert_eq!(emit::agent(&file).to_string(), code);
+    for expected in [
+        "Traversal :: BestFirst",
+        "StrategyKind :: Tot",
+        "(0.25f32 , 0.7f32)",
+        "Some (5000u64)",
+    ] {
+        assert!(code.contains(expected), "{expected} in {code}");
+    }
+}

@@ -23,10 +23,14 @@ use crate::snapshot::{Snapshot, Status};
 use crate::state_op::apply_ops;
 use crate::strategy::{Dispatch, dispatch_action};
 
+use super::adaptive;
+use super::aot;
 use super::hooks::{Step, StepHooks};
+use super::kind::StrategyKind;
 use super::model::{ChatMessage, LlmError, LlmRequest, LlmResponse, Role, ToolCall, ToolChoice};
 use super::parse::{Reasoning, chain_of_draft, chain_of_thought};
 use super::schema;
+use super::search::{self, Concluded};
 use super::spec::AiAgent;
 use super::state::{
     AiFailure, AiResult, AiRun, AiState, LlmCall, PendingTool, Phase, Termination, ToolResult,
@@ -109,25 +113,17 @@ impl LlmReply {
     }
 }
 
-/// Which machine runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Mode {
-    React,
-    Thought,
-    Draft,
-}
-
 /// Runs instructions through the machine.
 pub(crate) fn cmd<S: AiAgent>(
     state: &mut S,
     ai: &mut AiState,
     instructions: Vec<Instruction>,
-    mode: Mode,
+    kind: StrategyKind,
 ) -> Vec<Directive> {
     let mut machine = Machine {
         state,
         ai,
-        mode,
+        kind,
         hooks: S::hooks(),
         out: Vec::new(),
     };
@@ -140,12 +136,7 @@ pub(crate) fn cmd<S: AiAgent>(
 /// The snapshot of an AI agent: `Idle` before any request, `Waiting` while one runs,
 /// `Success`/`Failure` with the [`AiResult`] once it ended.
 pub(crate) fn snapshot(ai: &AiState) -> Snapshot {
-    let status = match ai.phase {
-        Phase::Idle if ai.in_flight.is_empty() => Status::Idle,
-        Phase::Idle | Phase::AwaitingLlm | Phase::AwaitingTools => Status::Waiting,
-        Phase::Completed => Status::Success,
-        Phase::Failed => Status::Failure,
-    };
+    let status = status(ai);
     let mut details = json!({ "phase": ai.phase });
     if let Some(run) = &ai.run {
         details["request_id"] = json!(run.request_id);
@@ -153,6 +144,12 @@ pub(crate) fn snapshot(ai: &AiState) -> Snapshot {
         details["llm_calls"] = json!(run.llm_calls);
         if let Some(call) = &run.llm_call {
             details["awaiting_llm"] = json!(call);
+        }
+        if !run.calls.is_empty() {
+            details["awaiting_llm"] = search::awaiting(run);
+        }
+        if let Some(strategy) = run.strategy {
+            details["strategy"] = json!(strategy);
         }
         if !run.tools.is_empty() {
             details["awaiting_tools"] = run
@@ -172,16 +169,35 @@ pub(crate) fn snapshot(ai: &AiState) -> Snapshot {
     }
 }
 
-/// The `Llm` directive the agent was waiting on, if any: what a host re-issues when it thaws an
-/// agent checkpointed mid-call.
-pub fn pending_llm_call<S: AiAgent>(ai: &AiState, mode_is_react: bool) -> Option<LlmCall> {
-    let run = ai.run.as_ref()?;
-    let call_id = run.llm_call.clone()?;
-    (ai.phase == Phase::AwaitingLlm).then(|| LlmCall {
+/// The status of [`snapshot`], without its details.
+pub(crate) fn status(ai: &AiState) -> Status {
+    match ai.phase {
+        Phase::Idle if ai.in_flight.is_empty() => Status::Idle,
+        Phase::Idle | Phase::AwaitingLlm | Phase::AwaitingTools => Status::Waiting,
+        Phase::Completed => Status::Success,
+        Phase::Failed => Status::Failure,
+    }
+}
+
+/// The `Llm` directives the agent was waiting on: what a host re-issues when it thaws an agent
+/// checkpointed mid-call (several when a search had a step in flight; the calls that had
+/// answered are not among them).
+pub fn pending_llm_calls<S: AiAgent>(ai: &AiState, kind: StrategyKind) -> Vec<LlmCall> {
+    let Some(run) = ai.run.as_ref().filter(|_| ai.phase == Phase::AwaitingLlm) else {
+        return Vec::new();
+    };
+    if !run.calls.is_empty() {
+        return search::pending_calls::<S>(run);
+    }
+    let Some(call_id) = run.llm_call.clone() else {
+        return Vec::new();
+    };
+    let react = run.strategy.unwrap_or(kind) == StrategyKind::React;
+    vec![LlmCall {
         call_id,
         request_id: run.request_id.clone(),
-        request: request_for::<S>(run, mode_is_react),
-    })
+        request: request_for::<S>(run, react),
+    }]
 }
 
 fn request_for<S: AiAgent>(run: &AiRun, react: bool) -> LlmRequest {
@@ -200,12 +216,15 @@ fn request_for<S: AiAgent>(run: &AiRun, react: bool) -> LlmRequest {
     request
 }
 
-struct Machine<'a, S: AiAgent> {
-    state: &'a mut S,
-    ai: &'a mut AiState,
-    mode: Mode,
-    hooks: &'static dyn StepHooks<S>,
-    out: Vec<Directive>,
+/// One `cmd` call's worth of the shared request lifecycle; the search strategies extend it in
+/// `search.rs`.
+pub(crate) struct Machine<'a, S: AiAgent> {
+    pub(super) state: &'a mut S,
+    pub(super) ai: &'a mut AiState,
+    /// The agent's strategy (a request may run another one: Adaptive's choice).
+    pub(super) kind: StrategyKind,
+    pub(super) hooks: &'static dyn StepHooks<S>,
+    pub(super) out: Vec<Directive>,
 }
 
 impl<S: AiAgent> Machine<'_, S> {
@@ -223,14 +242,30 @@ impl<S: AiAgent> Machine<'_, S> {
         }
     }
 
-    fn run(&mut self) -> &mut AiRun {
+    pub(super) fn run(&mut self) -> &mut AiRun {
         self.ai
             .run
             .as_mut()
             .expect("a busy AI strategy always has a run")
     }
 
-    fn step(&self) -> Step<'_> {
+    pub(super) fn run_ref(&self) -> &AiRun {
+        self.ai
+            .run
+            .as_ref()
+            .expect("a busy AI strategy always has a run")
+    }
+
+    /// The strategy running the current request.
+    fn running(&self) -> StrategyKind {
+        self.ai
+            .run
+            .as_ref()
+            .and_then(|r| r.strategy)
+            .unwrap_or(self.kind)
+    }
+
+    pub(super) fn step(&self) -> Step<'_> {
         let run = self
             .ai
             .run
@@ -242,7 +277,7 @@ impl<S: AiAgent> Machine<'_, S> {
         }
     }
 
-    fn emit(&mut self, id: String, signal_type: &str, data: Value) {
+    pub(super) fn emit(&mut self, id: String, signal_type: &str, data: Value) {
         self.out
             .push(Directive::Emit(Signal::with_id(id, signal_type, data)));
     }
@@ -292,23 +327,36 @@ impl<S: AiAgent> Machine<'_, S> {
             return self.bad_instruction(&instruction, message);
         }
         let config = S::AI;
-        let mut messages = Vec::with_capacity(2);
-        let system = match (self.mode, config.system) {
-            (Mode::React, system) => system.map(str::to_string),
-            (Mode::Thought, Some(s)) => Some(format!("{s}\n\n{COT_PROMPT}")),
-            (Mode::Thought, None) => Some(COT_PROMPT.to_string()),
-            (Mode::Draft, Some(s)) => Some(format!("{s}\n\n{COD_PROMPT}")),
-            (Mode::Draft, None) => Some(COD_PROMPT.to_string()),
+        let (kind, adaptive) = match self.kind {
+            StrategyKind::Adaptive => {
+                let choice = adaptive::choose(&query, &config.reasoning, !config.tools.is_empty());
+                (choice.strategy, Some(choice))
+            }
+            kind => (kind, None),
         };
-        if let Some(system) = system {
+        let mut messages = Vec::with_capacity(2);
+        let instructions = match kind {
+            StrategyKind::Cot => Some(COT_PROMPT),
+            StrategyKind::Cod => Some(COD_PROMPT),
+            StrategyKind::Aot => Some(aot::AOT_PROMPT),
+            _ => None,
+        };
+        let system = match (config.system, instructions) {
+            (Some(s), Some(i)) => Some(format!("{s}\n\n{i}")),
+            (None, Some(i)) => Some(i.to_string()),
+            (system, None) => system.map(str::to_string),
+        };
+        if kind.is_search() {
+            // A search builds each call's prompt itself.
+        } else if let Some(system) = system {
             messages.push(ChatMessage::system(system));
         }
         messages.push(ChatMessage::user(query.clone()));
-        self.emit(
-            format!("{request_id}/started"),
-            REQUEST_STARTED,
-            json!({"request_id": request_id, "query": query}),
-        );
+        let mut started = json!({"request_id": request_id, "query": query});
+        if let Some(choice) = &adaptive {
+            started["strategy"] = json!(choice.strategy);
+        }
+        self.emit(format!("{request_id}/started"), REQUEST_STARTED, started);
         self.ai.run = Some(AiRun {
             request_id,
             query,
@@ -319,15 +367,23 @@ impl<S: AiAgent> Machine<'_, S> {
             tools: Vec::new(),
             previous_round: Vec::new(),
             usage: Default::default(),
+            strategy: Some(kind),
+            adaptive,
+            calls: Vec::new(),
+            trace: None,
             result: None,
         });
-        self.start_step();
+        if kind.is_search() {
+            self.start_search(kind);
+        } else {
+            self.start_step();
+        }
     }
 
     fn start_step(&mut self) {
         self.run().step += 1;
         self.hooks.on_step_start(self.step());
-        let react = self.mode == Mode::React;
+        let react = self.running() == StrategyKind::React;
         let run = self.run();
         run.llm_calls += 1;
         let call_id = format!("{}/llm/{}", run.request_id, run.llm_calls);
@@ -354,7 +410,9 @@ impl<S: AiAgent> Machine<'_, S> {
             }
         };
         let current = self.ai.run.as_ref().and_then(|r| r.llm_call.as_deref());
-        if self.ai.phase != Phase::AwaitingLlm || current != Some(reply.call_id.as_str()) {
+        let awaited =
+            current == Some(reply.call_id.as_str()) || self.awaits_search_call(&reply.call_id);
+        if self.ai.phase != Phase::AwaitingLlm || !awaited {
             tracing::debug!(call_id = %reply.call_id, "stale LLM reply ignored");
             return;
         }
@@ -382,7 +440,10 @@ impl<S: AiAgent> Machine<'_, S> {
             json!({"request_id": request_id, "call_id": reply.call_id, "usage": response.usage, "total": total}),
         );
         self.hooks.on_reason(self.step(), &response);
-        if self.mode == Mode::React && !response.tool_calls.is_empty() {
+        let running = self.running();
+        if running.is_search() {
+            self.search_reply(&reply.call_id, &response);
+        } else if running == StrategyKind::React && !response.tool_calls.is_empty() {
             self.act(response);
         } else {
             self.answer(response);
@@ -390,13 +451,14 @@ impl<S: AiAgent> Machine<'_, S> {
     }
 
     fn answer(&mut self, response: LlmResponse) {
-        let reasoning = match self.mode {
-            Mode::React => Reasoning {
+        let reasoning = match self.running() {
+            StrategyKind::Cot => chain_of_thought(&response.text),
+            StrategyKind::Cod => chain_of_draft(&response.text),
+            StrategyKind::Aot => aot::algorithm_of_thoughts(&response.text),
+            _ => Reasoning {
                 conclusion: Some(response.text.clone()),
                 ..Reasoning::default()
             },
-            Mode::Thought => chain_of_thought(&response.text),
-            Mode::Draft => chain_of_draft(&response.text),
         };
         let answer = reasoning.answer().map(str::to_string);
         self.run()
@@ -411,7 +473,7 @@ impl<S: AiAgent> Machine<'_, S> {
         self.finish(reason, answer, reasoning.steps, None);
     }
 
-    fn stop_condition(&self) -> bool {
+    pub(super) fn stop_condition(&self) -> bool {
         let run = self
             .ai
             .run
@@ -630,25 +692,45 @@ impl<S: AiAgent> Machine<'_, S> {
         reasoning: Vec<String>,
         error: Option<String>,
     ) {
-        let run = self.run();
-        run.llm_call = None;
-        let raw = run
+        let raw = self
+            .run_ref()
             .messages
             .iter()
             .rev()
             .find(|m| m.role == Role::Assistant)
             .map(|m| m.content.clone())
             .unwrap_or_default();
-        let result = AiResult {
-            request_id: run.request_id.clone(),
-            reason,
+        let outcome = Concluded {
             answer,
             reasoning,
             raw,
+        };
+        self.finish_with(reason, outcome, error);
+    }
+
+    /// Ends the request with a result: `ai.request.completed`, `on_complete`.
+    pub(super) fn finish_with(
+        &mut self,
+        reason: Termination,
+        outcome: Concluded,
+        error: Option<String>,
+    ) {
+        let run = self.run();
+        run.llm_call = None;
+        run.calls.clear();
+        let result = AiResult {
+            request_id: run.request_id.clone(),
+            reason,
+            answer: outcome.answer,
+            reasoning: outcome.reasoning,
+            raw: outcome.raw,
             error,
             steps: run.step,
             llm_calls: run.llm_calls,
             usage: run.usage,
+            strategy: run.strategy,
+            adaptive: run.adaptive.clone(),
+            trace: run.trace.clone(),
         };
         run.result = Some(result.clone());
         self.ai.phase = Phase::Completed;
@@ -664,12 +746,11 @@ impl<S: AiAgent> Machine<'_, S> {
     fn fail(&mut self, failure: AiFailure) {
         let message = failure.to_string();
         if let Some(fallback) = self.hooks.on_error(&failure) {
-            return self.finish(
-                Termination::Failed,
-                Some(fallback),
-                Vec::new(),
-                Some(message),
-            );
+            let outcome = Concluded {
+                answer: Some(fallback),
+                ..Concluded::default()
+            };
+            return self.finish_with(Termination::Failed, outcome, Some(message));
         }
         self.end_unsuccessfully(Termination::Failed, message.clone());
         self.out.push(Directive::error(
@@ -682,6 +763,7 @@ impl<S: AiAgent> Machine<'_, S> {
         let run = self.run();
         run.llm_call = None;
         run.tools.clear();
+        run.calls.clear();
         let result = AiResult {
             request_id: run.request_id.clone(),
             reason,
@@ -692,6 +774,9 @@ impl<S: AiAgent> Machine<'_, S> {
             steps: run.step,
             llm_calls: run.llm_calls,
             usage: run.usage,
+            strategy: run.strategy,
+            adaptive: run.adaptive.clone(),
+            trace: run.trace.clone(),
         };
         let request_id = result.request_id.clone();
         run.result = Some(result);

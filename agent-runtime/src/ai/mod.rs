@@ -7,9 +7,12 @@
 //! - Providers: [`ScriptedModel`] for tests and offline runs, and (feature `ai-http`, on by
 //!   default) `OpenAiCompatible` for OpenAI, Ollama, vLLM, llama.cpp and any compatible
 //!   `base_url`.
-//! - Strategies: [`React`], [`ChainOfThought`], [`ChainOfDraft`]: pure machines inside `cmd`
-//!   that return [`Directive::Llm`](crate::Directive::Llm) calls and `RunInstruction`s for async
-//!   tools, configured by [`AiAgent`] and observed/steered by [`StepHooks`].
+//! - Strategies: [`React`], [`ChainOfThought`], [`ChainOfDraft`], [`TreeOfThoughts`],
+//!   [`GraphOfThoughts`], [`AlgorithmOfThoughts`], [`Trm`] and [`Adaptive`]: pure machines
+//!   inside `cmd` on one request lifecycle, that return [`Directive::Llm`](crate::Directive::Llm)
+//!   calls (several at once when a search step issues many) and `RunInstruction`s for async
+//!   tools, configured by [`AiAgent`] (searches by [`ReasoningConfig`]) and observed/steered by
+//!   [`StepHooks`]. A search's tree, graph or drafts come back in [`AiResult::trace`].
 //! - Hosts: [`AiRunner`] (`agent.ask(&runner, "...")`) in-process, and the agent server, which
 //!   runs model calls in tasks and streams `ai.llm.delta` signals to subscribers.
 //!
@@ -17,31 +20,48 @@
 //! module ([`QUERY`], [`LLM_RESPONSE`], [`CANCEL`], [`TOOL_RESULT`], [`LLM_DELTA`], [`USAGE`],
 //! [`REQUEST_STARTED`], [`REQUEST_COMPLETED`], [`REQUEST_FAILED`]).
 
+mod adaptive;
+mod aot;
 mod ask;
 mod event_stream;
+mod got;
 mod hooks;
+mod kind;
 mod machine;
 mod model;
 mod models;
 #[cfg(feature = "ai-http")]
 mod openai;
+mod options;
 mod parse;
 #[cfg(feature = "ai-http")]
 mod retry_wait;
 pub mod schema;
 mod scripted;
+mod search;
 mod spec;
 mod state;
 mod strategies;
+mod tot;
+mod trm;
 
 #[cfg(all(test, feature = "ai-http"))]
 mod openai_tests;
 #[cfg(test)]
+mod reasoning_tests;
+#[cfg(test)]
 mod tests;
 
+pub use adaptive::{AdaptiveChoice, Complexity, choose as choose_strategy};
+pub use aot::{AOT_PROMPT, algorithm_of_thoughts};
 pub use ask::{AiAnswer, AiRunner, AskError};
 pub use event_stream::{EventStreamError, EventStreamLimits, EventStreamParser, ServerSentEvent};
+pub use got::{
+    Edge, EdgeKind, GOT_AGGREGATION_PROMPT, GOT_CONNECTION_PROMPT, GOT_GENERATION_PROMPT,
+    GraphNode, GraphSearch, Origin, Stage,
+};
 pub use hooks::{Hooks, NoHooks, Step, StepHooks};
+pub use kind::StrategyKind;
 pub use machine::{
     CANCEL, COD_PROMPT, COT_PROMPT, LLM_DELTA, LLM_RESPONSE, LlmReply, QUERY, REPEAT_NOTE,
     REQUEST_COMPLETED, REQUEST_FAILED, REQUEST_STARTED, TOOL_RESULT, USAGE,
@@ -54,10 +74,17 @@ pub use model::{
 pub use models::{ModelEntry, ModelTable, UnknownAlias};
 #[cfg(feature = "ai-http")]
 pub use openai::OpenAiCompatible;
+pub use options::{Aggregation, ReasoningConfig, Traversal};
 pub use parse::{Reasoning, chain_of_draft, chain_of_thought};
 pub use scripted::{ScriptError, ScriptedModel};
+pub use search::{Purpose, SearchCall, Trace};
 pub use spec::{AiAgent, AiConfig};
 pub use state::{
     AiFailure, AiResult, AiRun, AiState, LlmCall, PendingTool, Phase, Termination, ToolResult,
 };
-pub use strategies::{AiStrategy, ChainOfDraft, ChainOfThought, React};
+pub use strategies::{
+    Adaptive, AiStrategy, AlgorithmOfThoughts, ChainOfDraft, ChainOfThought, GraphOfThoughts,
+    React, TreeOfThoughts, Trm,
+};
+pub use tot::{NodeStatus, TOT_EVALUATION_PROMPT, TOT_GENERATION_PROMPT, ThoughtNode, TreeSearch};
+pub use trm::{Draft, Refinement, TRM_ANSWER_PROMPT, TRM_REFINE_PROMPT, parse_draft};

@@ -46,6 +46,11 @@ struct Progress {
 /// strings, so `\n` works. A request that does not match the script, or one past its end, fails
 /// with [`LlmErrorKind::Script`] saying what was expected.
 ///
+/// `when "text" answer "..."` (or `fail "..."`) is a rule instead of a turn: any request whose
+/// last user message contains `text` gets that reply, as often as it comes and in whatever
+/// order. Rules are checked first (the first matching one wins); they script the concurrent
+/// calls of a search, whose arrival order is not fixed.
+///
 /// ```
 /// use agent_runtime::ai::ScriptedModel;
 /// let model = ScriptedModel::parse(r#"
@@ -59,6 +64,9 @@ struct Progress {
 #[derive(Debug, Clone, Default)]
 pub struct ScriptedModel {
     turns: Arc<Vec<Turn>>,
+    /// `when` rules: a request whose last user message contains the text gets the reply,
+    /// whatever the order of calls (concurrent calls arrive in any order).
+    rules: Arc<Vec<(String, Reply)>>,
     progress: Arc<Mutex<Progress>>,
     pending_expect: Option<String>,
     pending_say: Option<String>,
@@ -99,6 +107,25 @@ impl ScriptedModel {
                 "say" => model.say(string(rest).map_err(err)?),
                 "answer" => model.answer(string(rest).map_err(err)?),
                 "fail" => model.fail(string(rest).map_err(err)?),
+                "when" => {
+                    let mut values = serde_json::Deserializer::from_str(rest).into_iter::<String>();
+                    let needle = values.next().and_then(Result::ok).ok_or_else(|| {
+                        err("`when` needs a quoted text: `when \"text\" answer \"...\"`"
+                            .to_string())
+                    })?;
+                    let tail = rest[values.byte_offset()..].trim();
+                    let (verb, reply) = tail.split_once(char::is_whitespace).unwrap_or((tail, ""));
+                    let reply = string(reply.trim()).map_err(err)?;
+                    match verb {
+                        "answer" => model.when(needle, reply),
+                        "fail" => model.when_fail(needle, reply),
+                        other => {
+                            return Err(err(format!(
+                                "`when` takes `answer` or `fail`, found `{other}`"
+                            )));
+                        }
+                    }
+                }
                 "call" | "also" => {
                     let (name, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
                     if name.is_empty() {
@@ -119,7 +146,7 @@ impl ScriptedModel {
                 }
                 other => {
                     return Err(err(format!(
-                        "unknown keyword `{other}`; expected `user`, `say`, `call`, `also`, `answer` or `fail`"
+                        "unknown keyword `{other}`; expected `user`, `say`, `call`, `also`, `answer`, `fail` or `when`"
                     )));
                 }
             };
@@ -187,6 +214,21 @@ impl ScriptedModel {
         self.push(Reply::Fail(reason.into()))
     }
 
+    /// A rule: a request whose last user message contains `text` is answered with `answer`
+    /// (checked before the turns; not used up).
+    #[must_use]
+    pub fn when(mut self, text: impl Into<String>, answer: impl Into<String>) -> Self {
+        Arc::make_mut(&mut self.rules).push((text.into(), Reply::Answer(answer.into())));
+        self
+    }
+
+    /// A rule: a request whose last user message contains `text` fails with `reason`.
+    #[must_use]
+    pub fn when_fail(mut self, text: impl Into<String>, reason: impl Into<String>) -> Self {
+        Arc::make_mut(&mut self.rules).push((text.into(), Reply::Fail(reason.into())));
+        self
+    }
+
     /// Starts the script over when it runs out (for benchmarks).
     #[must_use]
     pub fn looping(mut self) -> Self {
@@ -228,6 +270,17 @@ impl ScriptedModel {
     }
 
     fn next_reply(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
+        let prompt = request.last_user_message().unwrap_or("");
+        if let Some((_, reply)) = self
+            .rules
+            .iter()
+            .find(|(text, _)| prompt.contains(text.as_str()))
+        {
+            if !self.looping {
+                self.lock().requests.push(request.clone());
+            }
+            return respond(reply, request, 0);
+        }
         let mut progress = self.lock();
         if self.looping && progress.next >= self.turns.len() {
             progress.next = 0;
@@ -259,34 +312,40 @@ impl ScriptedModel {
             }
         }
         progress.next += 1;
-        let prompt_chars: usize = request.messages.iter().map(|m| m.content.len()).sum();
-        let response = match &turn.reply {
-            Reply::Fail(reason) => return Err(LlmError::new(LlmErrorKind::Other, reason.clone())),
-            Reply::Answer(text) => LlmResponse::text(text.clone()),
-            Reply::Calls { text, calls } => LlmResponse::tool_calls(
-                text.clone(),
-                calls
-                    .iter()
-                    .enumerate()
-                    .map(|(i, (name, args))| ToolCall {
-                        id: format!("call_{}_{i}", index + 1),
-                        name: name.clone(),
-                        arguments: args.clone(),
-                    })
-                    .collect(),
-            ),
-        };
-        let completion = (response.text.len() / 4) as u64 + 1;
-        let prompt = (prompt_chars / 4) as u64 + 1;
-        Ok(LlmResponse {
-            usage: Usage {
-                prompt_tokens: prompt,
-                completion_tokens: completion,
-                total_tokens: prompt + completion,
-            },
-            ..response
-        })
+        drop(progress);
+        respond(&turn.reply, request, index)
     }
+}
+
+/// The response to `request` a scripted reply makes, with a usage estimate (4 bytes a token).
+fn respond(reply: &Reply, request: &LlmRequest, index: usize) -> Result<LlmResponse, LlmError> {
+    let prompt_chars: usize = request.messages.iter().map(|m| m.content.len()).sum();
+    let response = match reply {
+        Reply::Fail(reason) => return Err(LlmError::new(LlmErrorKind::Other, reason.clone())),
+        Reply::Answer(text) => LlmResponse::text(text.clone()),
+        Reply::Calls { text, calls } => LlmResponse::tool_calls(
+            text.clone(),
+            calls
+                .iter()
+                .enumerate()
+                .map(|(i, (name, args))| ToolCall {
+                    id: format!("call_{}_{i}", index + 1),
+                    name: name.clone(),
+                    arguments: args.clone(),
+                })
+                .collect(),
+        ),
+    };
+    let completion = (response.text.len() / 4) as u64 + 1;
+    let prompt = (prompt_chars / 4) as u64 + 1;
+    Ok(LlmResponse {
+        usage: Usage {
+            prompt_tokens: prompt,
+            completion_tokens: completion,
+            total_tokens: prompt + completion,
+        },
+        ..response
+    })
 }
 
 fn string(rest: &str) -> Result<String, String> {

@@ -9,6 +9,7 @@ use crate::strategy::Strategy;
 
 use super::hooks::{NoHooks, StepHooks};
 use super::model::ToolSpec;
+use super::options::ReasoningConfig;
 
 /// An AI strategy's configuration, as `#[agent(strategy = React, model = .., ..)]` or
 /// `strategy react { .. }` declares it.
@@ -26,6 +27,8 @@ pub struct AiConfig {
     pub temperature: Option<f32>,
     /// The longest answer, in tokens.
     pub max_tokens: Option<u32>,
+    /// The search strategies' options and budget (ToT, GoT, TRM, Adaptive).
+    pub reasoning: ReasoningConfig,
 }
 
 impl AiConfig {
@@ -44,6 +47,7 @@ impl AiConfig {
             max_iterations: Self::DEFAULT_MAX_ITERATIONS,
             temperature: None,
             max_tokens: None,
+            reasoning: ReasoningConfig::DEFAULT,
         }
     }
 
@@ -79,6 +83,13 @@ impl AiConfig {
     #[must_use]
     pub const fn max_tokens(mut self, max_tokens: u32) -> Self {
         self.max_tokens = Some(max_tokens);
+        self
+    }
+
+    /// Sets the search strategies' options.
+    #[must_use]
+    pub const fn reasoning(mut self, reasoning: ReasoningConfig) -> Self {
+        self.reasoning = reasoning;
         self
     }
 }

@@ -4,7 +4,10 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::adaptive::AdaptiveChoice;
+use super::kind::StrategyKind;
 use super::model::{ChatMessage, LlmError, LlmRequest, Usage};
+use super::search::{SearchCall, Trace};
 
 /// Where an AI strategy stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -44,6 +47,8 @@ pub enum Termination {
     Failed,
     /// The request was cancelled.
     Cancelled,
+    /// A search spent its `max_llm_calls` or `token_budget` and ended with its best so far.
+    Budget,
 }
 
 impl Termination {
@@ -55,6 +60,7 @@ impl Termination {
             Termination::StopCondition => "stop_condition",
             Termination::Failed => "failed",
             Termination::Cancelled => "cancelled",
+            Termination::Budget => "budget",
         }
     }
 }
@@ -111,6 +117,18 @@ pub struct AiRun {
     pub previous_round: Vec<(String, Value)>,
     /// Tokens used so far.
     pub usage: Usage,
+    /// The strategy running the request (Adaptive's choice, or the agent's own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strategy: Option<StrategyKind>,
+    /// Why Adaptive chose `strategy`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adaptive: Option<AdaptiveChoice>,
+    /// A search's model calls still unanswered (several at once when a step issues many).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub calls: Vec<SearchCall>,
+    /// A search's state: its tree, graph or drafts so far.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<Trace>,
     /// How it ended, once it has.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<AiResult>,
@@ -141,6 +159,15 @@ pub struct AiResult {
     pub llm_calls: u32,
     /// Tokens used.
     pub usage: Usage,
+    /// The strategy that ran the request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strategy: Option<StrategyKind>,
+    /// Why Adaptive chose that strategy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adaptive: Option<AdaptiveChoice>,
+    /// The search's trace: Tree of Thoughts' tree, Graph of Thoughts' graph, TRM's drafts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<Trace>,
 }
 
 /// Why a request failed, as `on_error` sees it.

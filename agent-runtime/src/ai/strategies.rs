@@ -1,13 +1,16 @@
-//! The AI strategy types: [`React`], [`ChainOfThought`], [`ChainOfDraft`].
+//! The AI strategy types: [`React`], [`ChainOfThought`], [`ChainOfDraft`], [`TreeOfThoughts`],
+//! [`GraphOfThoughts`], [`AlgorithmOfThoughts`], [`Trm`], [`Adaptive`]; all run on the one
+//! request lifecycle of `machine.rs` (the searches through `search.rs`).
 
 use crate::agent::{Agent, AgentSpec};
 use crate::directive::Directive;
 use crate::instruction::Instruction;
 use crate::route::{RouteSpec, RouteTarget, priority};
-use crate::snapshot::Snapshot;
+use crate::snapshot::{Snapshot, Status};
 use crate::strategy::Strategy;
 
-use super::machine::{self, CANCEL, LLM_RESPONSE, Mode, QUERY, TOOL_RESULT};
+use super::kind::StrategyKind;
+use super::machine::{self, CANCEL, LLM_RESPONSE, QUERY, TOOL_RESULT};
 use super::spec::AiAgent;
 use super::state::{AiState, LlmCall};
 
@@ -25,37 +28,82 @@ pub struct ChainOfThought;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ChainOfDraft;
 
+/// Tree of Thoughts: candidate thoughts generated and scored per node, expanded breadth first,
+/// depth first or best first to `max_depth`, pruned to a beam; the answer is the best leaf and
+/// its path. A frontier's calls go out together and run concurrently.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TreeOfThoughts;
+
+/// Graph of Thoughts: thoughts generated from the question, related by a connection call and
+/// merged by aggregation into new thoughts, bounded by `max_nodes` and `max_depth`; the answer
+/// is the final aggregate, the graph is kept in the result.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GraphOfThoughts;
+
+/// Algorithm of Thoughts: one LLM call whose prompt carries a worked search example; the
+/// explored steps and the answer are parsed from the text.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AlgorithmOfThoughts;
+
+/// TRM (recursive refinement): an answer, then rounds of critique and improvement with a
+/// confidence estimate, until `act_threshold` or `max_supervision_steps`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Trm;
+
+/// Adaptive: estimates the question's complexity, picks one of `available_strategies`, records
+/// why, and runs that strategy in the same request.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Adaptive;
+
 /// What every AI strategy offers its hosts besides the strategy contract.
 pub trait AiStrategy<S: AgentSpec>: Strategy<S> {
     /// The strategy's state.
     fn ai_state(agent: &Agent<S>) -> &AiState;
-    /// The model call the agent is waiting for (a host re-issues it after a thaw).
-    fn pending_llm_call(agent: &Agent<S>) -> Option<LlmCall>;
+    /// The strategy.
+    const KIND: StrategyKind;
+    /// The model call the agent is waiting for (the first, when a search waits for several).
+    fn pending_llm_call(agent: &Agent<S>) -> Option<LlmCall> {
+        Self::pending_llm_calls(agent).into_iter().next()
+    }
+    /// Every model call the agent is waiting for: what a host re-issues after a thaw (calls
+    /// that had answered are not repeated).
+    fn pending_llm_calls(agent: &Agent<S>) -> Vec<LlmCall>;
 }
 
-fn routes() -> Vec<RouteSpec> {
-    [QUERY, LLM_RESPONSE, CANCEL, TOOL_RESULT]
+fn routes(kind: StrategyKind) -> Vec<RouteSpec> {
+    let mut routes: Vec<RouteSpec> = [QUERY, LLM_RESPONSE, CANCEL, TOOL_RESULT]
         .into_iter()
         .map(|name| RouteSpec::new(name, RouteTarget::Custom(name.into()), priority::STRATEGY))
-        .collect()
+        .collect();
+    // `reasoning.<name>.run` starts a request like `ai.query`.
+    routes.push(RouteSpec::new(
+        kind.run_signal(),
+        RouteTarget::Custom(QUERY.into()),
+        priority::STRATEGY,
+    ));
+    routes
 }
 
 macro_rules! ai_strategy {
-    ($ty:ident, $mode:expr) => {
+    ($ty:ident, $kind:expr) => {
         impl<S: AiAgent + AgentSpec<Strategy = $ty>> Strategy<S> for $ty {
             type State = AiState;
 
             fn cmd(agent: &mut Agent<S>, instructions: Vec<Instruction>) -> Vec<Directive> {
                 let (state, ai) = agent.parts_mut();
-                machine::cmd(state, ai, instructions, $mode)
+                machine::cmd(state, ai, instructions, $kind)
             }
 
             fn snapshot(agent: &Agent<S>) -> Snapshot {
                 machine::snapshot(agent.strategy_state())
             }
 
+            fn status(agent: &Agent<S>) -> Status {
+                machine::status(agent.strategy_state())
+            }
+
             fn signal_routes() -> Vec<RouteSpec> {
-                routes()
+                routes($kind)
             }
 
             fn required_models() -> Vec<&'static str> {
@@ -68,13 +116,20 @@ macro_rules! ai_strategy {
                 agent.strategy_state()
             }
 
-            fn pending_llm_call(agent: &Agent<S>) -> Option<LlmCall> {
-                machine::pending_llm_call::<S>(agent.strategy_state(), $mode == Mode::React)
+            const KIND: StrategyKind = $kind;
+
+            fn pending_llm_calls(agent: &Agent<S>) -> Vec<LlmCall> {
+                machine::pending_llm_calls::<S>(agent.strategy_state(), $kind)
             }
         }
     };
 }
 
-ai_strategy!(React, Mode::React);
-ai_strategy!(ChainOfThought, Mode::Thought);
-ai_strategy!(ChainOfDraft, Mode::Draft);
+ai_strategy!(React, StrategyKind::React);
+ai_strategy!(ChainOfThought, StrategyKind::Cot);
+ai_strategy!(ChainOfDraft, StrategyKind::Cod);
+ai_strategy!(TreeOfThoughts, StrategyKind::Tot);
+ai_strategy!(GraphOfThoughts, StrategyKind::Got);
+ai_strategy!(AlgorithmOfThoughts, StrategyKind::Aot);
+ai_strategy!(Trm, StrategyKind::Trm);
+ai_strategy!(Adaptive, StrategyKind::Adaptive);

@@ -1,5 +1,6 @@
 //! What a tick gives nodes: the blackboard, the time, and a way to talk to the host.
 
+use std::cell::Cell;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -12,7 +13,10 @@ use crate::instruction::Instruction;
 #[derive(Debug)]
 pub struct Ctx<'a, S> {
     state: &'a mut S,
-    now: Duration,
+    // Read from `clock` by the first node that asks, then the same for the whole tick: a tree
+    // without time nodes never reads the clock (a system call on some platforms).
+    now: Cell<Option<Duration>>,
+    clock: fn() -> Duration,
     out: &'a mut Vec<Directive>,
     inbox: &'a mut Inbox,
 }
@@ -27,7 +31,25 @@ impl<'a, S> Ctx<'a, S> {
     ) -> Self {
         Ctx {
             state,
-            now,
+            now: Cell::new(Some(now)),
+            clock: || Duration::ZERO,
+            out,
+            inbox,
+        }
+    }
+
+    /// A context for one tick whose time is read from `clock` when a node first asks for it,
+    /// at most once per tick.
+    pub fn with_clock(
+        state: &'a mut S,
+        clock: fn() -> Duration,
+        out: &'a mut Vec<Directive>,
+        inbox: &'a mut Inbox,
+    ) -> Self {
+        Ctx {
+            state,
+            now: Cell::new(None),
+            clock,
             out,
             inbox,
         }
@@ -54,7 +76,14 @@ impl<'a, S> Ctx<'a, S> {
     /// The time of this tick; every node of the tick sees the same value.
     #[inline]
     pub fn now(&self) -> Duration {
-        self.now
+        match self.now.get() {
+            Some(now) => now,
+            None => {
+                let now = (self.clock)();
+                self.now.set(Some(now));
+                now
+            }
+        }
     }
 
     /// Hands a directive to the host.
@@ -99,5 +128,71 @@ impl Inbox {
         id.strip_prefix("bt-")
             .and_then(|n| n.parse::<u64>().ok())
             .is_some_and(|n| n >= 1 && n <= self.next_id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+    use std::time::Duration;
+
+    use crate::bt::{Condition, Sequence, Status, Timeout, TreeRun, Wait};
+    use crate::nodes;
+
+    thread_local! {
+        static READS: Cell<u32> = const { Cell::new(0) };
+        static NOW: Cell<Duration> = const { Cell::new(Duration::ZERO) };
+    }
+
+    /// Counts its readings; time moves 10ms per reading.
+    fn counting_clock() -> Duration {
+        READS.with(|reads| reads.set(reads.get() + 1));
+        NOW.with(|now| {
+            now.set(now.get() + Duration::from_millis(10));
+            now.get()
+        })
+    }
+
+    fn reads() -> u32 {
+        READS.with(|reads| reads.replace(0))
+    }
+
+    #[test]
+    fn a_tree_without_time_nodes_never_reads_the_clock() {
+        let tree = Sequence::new(nodes![
+            Condition::new("ready", |ready: &bool| *ready),
+            Condition::new("still ready", |ready: &bool| *ready),
+        ]);
+        let mut run = TreeRun::default();
+        let mut out = Vec::new();
+        reads();
+        for _ in 0..10 {
+            let status = run.tick_with_clock(&tree, &mut true, counting_clock, &mut out);
+            assert_eq!(status, Status::Success);
+        }
+        assert_eq!(reads(), 0);
+    }
+
+    #[test]
+    fn a_tree_with_time_nodes_reads_the_clock_once_per_tick() {
+        // Three nodes ask for the time on the first tick (timeout, wait), yet one reading serves.
+        let tree = Timeout::new(
+            Duration::from_secs(60),
+            Sequence::new(nodes![
+                Wait::new(Duration::from_millis(25)),
+                Wait::new(Duration::from_millis(25)),
+            ]),
+        );
+        let mut run = TreeRun::default();
+        let mut out = Vec::new();
+        reads();
+        let mut ticks = 0;
+        while run.tick_with_clock(&tree, &mut (), counting_clock, &mut out) == Status::Running {
+            ticks += 1;
+            assert!(ticks < 100, "the waits end");
+            assert_eq!(reads(), 1, "tick {ticks}");
+        }
+        assert_eq!(reads(), 1, "the last tick");
+        assert!(ticks >= 4, "the waits took several ticks: {ticks}");
     }
 }

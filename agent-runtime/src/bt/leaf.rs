@@ -219,7 +219,7 @@ where
                 if error.kind() != ActionErrorKind::Failed {
                     ctx.emit(Directive::error(
                         AgentError::Action {
-                            action: A::NAME.to_string(),
+                            action: A::NAME.into(),
                             error,
                         },
                         ErrorContext::Tick,
@@ -235,37 +235,40 @@ where
 /// panic, a state operation that does not apply): the same all-or-nothing as `run_sync`'s
 /// draft, without copying the state back on success. Its directives are appended to `out`
 /// only on success; returns the outcome's `in_progress`. Only a small value crosses the panic
-/// boundary (the error is boxed, on the failure path only).
+/// boundary: a plain failure (a tree status, not an error to report) is `Err(None)` and costs no
+/// allocation; an error to report is boxed.
 #[inline]
 fn run_draft<S, F>(
     name: &str,
     state: &mut S,
     out: &mut Vec<Directive>,
     f: F,
-) -> Result<bool, Box<ActionError>>
+) -> Result<bool, Option<Box<ActionError>>>
 where
     S: Clone + Serialize + DeserializeOwned,
     F: FnOnce(&mut S) -> Option<Result<Outcome, ActionError>>,
 {
     let backup = state.clone();
-    let result = catch_unwind(AssertUnwindSafe(|| -> Result<bool, Box<ActionError>> {
-        let outcome = match f(state) {
-            Some(Ok(outcome)) => outcome,
-            Some(Err(error)) => return Err(Box::new(error)),
-            None => {
-                return Err(Box::new(ActionError::new(format!(
-                    "`{name}` is not synchronous"
-                ))));
+    let result = catch_unwind(AssertUnwindSafe(
+        || -> Result<bool, Option<Box<ActionError>>> {
+            let outcome = match f(state) {
+                Some(Ok(outcome)) => outcome,
+                Some(Err(error)) => return Err(reported(error)),
+                None => {
+                    return Err(reported(ActionError::new(format!(
+                        "`{name}` is not synchronous"
+                    ))));
+                }
+            };
+            if !outcome.ops.is_empty() {
+                apply_ops(state, &outcome.ops).map_err(reported)?;
             }
-        };
-        if !outcome.ops.is_empty() {
-            apply_ops(state, &outcome.ops).map_err(Box::new)?;
-        }
-        if !outcome.directives.is_empty() {
-            out.extend(outcome.directives);
-        }
-        Ok(outcome.in_progress)
-    }));
+            if !outcome.directives.is_empty() {
+                out.extend(outcome.directives);
+            }
+            Ok(outcome.in_progress)
+        },
+    ));
     match result {
         Ok(Ok(in_progress)) => Ok(in_progress),
         Ok(Err(error)) => {
@@ -274,9 +277,16 @@ where
         }
         Err(payload) => {
             *state = backup;
-            Err(Box::new(ActionError::panicked(name, payload.as_ref())))
+            Err(reported(ActionError::panicked(name, payload.as_ref())))
         }
     }
+}
+
+/// The error a failed action reports, if any: a plain failure is only the leaf's status
+/// ([`ActionNode::conclude`] reports every other kind).
+#[inline]
+fn reported(error: ActionError) -> Option<Box<ActionError>> {
+    (error.kind() != ActionErrorKind::Failed).then(|| Box::new(error))
 }
 
 impl<S, A> Node<S> for ActionNode<S, A>
@@ -304,7 +314,11 @@ where
                             Status::Success
                         }
                     }
-                    Err(error) => Self::conclude(Err(*error), state, ctx),
+                    Err(Some(error)) => Self::conclude(Err(*error), state, ctx),
+                    Err(None) => {
+                        state.running = false;
+                        Status::Failure
+                    }
                 }
             }
             ActionFn::Async(_) => {

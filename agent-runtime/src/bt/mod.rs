@@ -61,7 +61,7 @@ pub use leaf::{ActionNode, ActionState, Condition, Wait, WaitState, condition};
 pub use run::{TickReport, TreeRun};
 
 use crate::action::{IntoOutcome, Outcome};
-use crate::error::{ActionError, IntoActionError};
+use crate::error::{ActionError, ActionErrorKind, IntoActionError};
 
 /// What a node reports after a tick.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -100,7 +100,10 @@ impl IntoOutcome for Status {
         match self {
             Status::Success => Ok(Outcome::new()),
             Status::Running => Ok(Outcome::new().in_progress()),
-            Status::Failure => Err(ActionError::new("the action returned `failure`")),
+            Status::Failure => Err(ActionError::fixed(
+                ActionErrorKind::Failed,
+                "the action returned `failure`",
+            )),
         }
     }
 }

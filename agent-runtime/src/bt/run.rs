@@ -64,6 +64,29 @@ impl<T: NodeState> TreeRun<T> {
     {
         let mut ctx = Ctx::new(state, now, out, &mut self.inbox);
         let status = tree.tick(&mut self.nodes, &mut ctx);
+        self.finish_tick(status)
+    }
+
+    /// Ticks `tree` once like [`tick_into`](Self::tick_into), reading the time from `clock` only
+    /// if a node asks for it (at most once): a tree without time nodes never reads the clock.
+    #[inline]
+    pub fn tick_with_clock<S, N>(
+        &mut self,
+        tree: &N,
+        state: &mut S,
+        clock: fn() -> Duration,
+        out: &mut Vec<Directive>,
+    ) -> Status
+    where
+        N: Node<S, State = T>,
+    {
+        let mut ctx = Ctx::with_clock(state, clock, out, &mut self.inbox);
+        let status = tree.tick(&mut self.nodes, &mut ctx);
+        self.finish_tick(status)
+    }
+
+    #[inline]
+    fn finish_tick(&mut self, status: Status) -> Status {
         // A completion no leaf took during the tick belongs to a halted leaf: it is stale.
         self.inbox.completions.clear();
         self.ticks += 1;

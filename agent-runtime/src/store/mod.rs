@@ -99,6 +99,24 @@ pub enum StoreError {
         /// Why it failed.
         message: String,
     },
+    /// A networked store could not be reached, and did not come back within its retry budget
+    /// (the operation was retried with backoff meanwhile).
+    #[error("the checkpoint store at `{location}` is unreachable: {message}")]
+    Unavailable {
+        /// Where the store is (a URL, without credentials).
+        location: String,
+        /// The last connection error, with a hint.
+        message: String,
+    },
+    /// The store refused to write `key`: the writer no longer owns it (another node took the
+    /// agent over, so this writer's copy is stale), or the write is not allowed for that key.
+    #[error("the checkpoint store refused to write `{key}`: {reason}")]
+    Refused {
+        /// The key.
+        key: String,
+        /// Why, with a hint.
+        reason: String,
+    },
 }
 
 impl StoreError {

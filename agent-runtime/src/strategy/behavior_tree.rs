@@ -25,7 +25,8 @@ pub trait TreeAgent: AgentSpec {
     fn with_tree<V: TreeVisitor<Self, Self::Nodes>>(visitor: V) -> V::Output;
 
     /// The time of a tick. The default is the host's clock ([`HostClock`]), which follows
-    /// tokio's paused clock in tests; override it to drive time by hand.
+    /// tokio's paused clock in tests; override it to drive time by hand. A tick reads it only
+    /// when a node asks for the time (a `timeout`, `delay` or `wait`), at most once.
     fn now() -> Duration {
         HostClock.now()
     }
@@ -59,14 +60,15 @@ pub struct BehaviorTreeState<T> {
 struct Tick<'a, S, T> {
     run: &'a mut TreeRun<T>,
     state: &'a mut S,
-    now: Duration,
+    clock: fn() -> Duration,
     out: &'a mut Vec<Directive>,
 }
 
 impl<S, T: NodeState> TreeVisitor<S, T> for Tick<'_, S, T> {
     type Output = TreeStatus;
     fn visit<N: Node<S, State = T>>(self, tree: &N) -> TreeStatus {
-        self.run.tick_into(tree, self.state, self.now, self.out)
+        self.run
+            .tick_with_clock(tree, self.state, self.clock, self.out)
     }
 }
 
@@ -148,7 +150,7 @@ where
         S::with_tree(Tick {
             run: &mut bt.run,
             state,
-            now: S::now(),
+            clock: S::now,
             out: &mut out,
         });
         out
@@ -160,15 +162,25 @@ where
             "ticks": run.ticks,
             "running": S::with_tree(RunningPath(run)),
         });
-        let (status, result) = match run.status {
-            None | Some(TreeStatus::Running) => (Status::Running, None),
-            Some(TreeStatus::Success) => (Status::Success, Some(json!("success"))),
-            Some(TreeStatus::Failure) => (Status::Failure, Some(json!("failure"))),
+        let status = Self::status(agent);
+        let result = match status {
+            Status::Success => Some(json!("success")),
+            Status::Failure => Some(json!("failure")),
+            _ => None,
         };
         let snapshot = Snapshot::new(status).with_details(details);
         match result {
             Some(result) => snapshot.with_result(result),
             None => snapshot,
+        }
+    }
+
+    #[inline]
+    fn status(agent: &Agent<S>) -> Status {
+        match agent.strategy_state().run.status {
+            None | Some(TreeStatus::Running) => Status::Running,
+            Some(TreeStatus::Success) => Status::Success,
+            Some(TreeStatus::Failure) => Status::Failure,
         }
     }
 }

@@ -67,12 +67,15 @@ impl<S: AgentSpec<Strategy = Direct>> Strategy<S> for Direct {
 
     fn snapshot(agent: &Agent<S>) -> Snapshot {
         let in_flight = &agent.strategy_state().in_flight;
-        let status = if in_flight.is_empty() {
+        Snapshot::new(Self::status(agent)).with_details(json!({ "in_flight": in_flight }))
+    }
+
+    fn status(agent: &Agent<S>) -> Status {
+        if agent.strategy_state().in_flight.is_empty() {
             Status::Idle
         } else {
             Status::Waiting
-        };
-        Snapshot::new(status).with_details(json!({ "in_flight": in_flight }))
+        }
     }
 }
 

@@ -32,7 +32,7 @@ pub fn dispatch_action<S: AgentSpec>(state: &mut S, instruction: Instruction) ->
             match run_sync(entry.name, state, |draft| run(draft, params)) {
                 Ok(directives) => Dispatch::Completed(directives),
                 Err(error) => Dispatch::Failed(AgentError::Action {
-                    action: instruction.action,
+                    action: instruction.action.into(),
                     error,
                 }),
             }
@@ -60,5 +60,8 @@ pub fn complete_action<S: AgentSpec>(
     };
     result
         .and_then(|outcome| apply_outcome(state, outcome))
-        .map_err(|error| AgentError::Action { action, error })
+        .map_err(|error| AgentError::Action {
+            action: action.into(),
+            error,
+        })
 }

@@ -32,6 +32,7 @@ use crate::action::{Outcome, SyncAction};
 use crate::agent::{Agent, AgentSpec, Command};
 use crate::directive::Directive;
 use crate::error::{ActionError, AgentError, ErrorContext};
+pub use crate::error::{Name, Names};
 use crate::instruction::Instruction;
 use crate::route::{RouteSpec, RouteTarget, priority};
 use crate::signal::Signal;
@@ -46,24 +47,12 @@ pub const TIMEOUT_SIGNAL: &str = "stratagem.fsm.timeout";
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Fsm;
 
-/// What a generated state or event enum provides.
+/// What a generated state or event enum provides: plain data with its declared name.
 pub trait FsmName:
     Copy + Eq + Hash + fmt::Debug + fmt::Display + Serialize + DeserializeOwned + Send + Sync + 'static
 {
-}
-
-impl<T> FsmName for T where
-    T: Copy
-        + Eq
-        + Hash
-        + fmt::Debug
-        + fmt::Display
-        + Serialize
-        + DeserializeOwned
-        + Send
-        + Sync
-        + 'static
-{
+    /// The name as declared: errors borrow it instead of rendering it.
+    fn name(self) -> &'static str;
 }
 
 /// How a terminal state ends the machine.
@@ -92,8 +81,12 @@ pub trait FsmSpec: AgentSpec<Strategy = Fsm> {
     /// The event with this DSL name.
     fn event(name: &str) -> Option<Self::Event>;
 
-    /// The events `state` has rows for.
-    fn accepted(state: Self::State) -> &'static [Self::Event];
+    /// The names of the events `state` has rows for, in declaration order (a static table:
+    /// an [`AgentError::InvalidTransition`] borrows it).
+    fn accepted(state: Self::State) -> &'static [Name];
+
+    /// The names of every event, in declaration order.
+    const EVENT_NAMES: &'static [Name];
 
     /// The rows of `(from, event)`, tried in declaration order against `agent`'s state and the
     /// event's parameters: the row that fires, by its index in declaration order.
@@ -116,7 +109,7 @@ pub trait FsmSpec: AgentSpec<Strategy = Fsm> {
     fn row_action(row: u32) -> Option<FsmAction<Self>>;
 
     /// The guards of the rows of `(from, event)` (`None`: the `after` rows), in order.
-    fn guards(from: Self::State, event: Option<Self::Event>) -> &'static [&'static str];
+    fn guards(from: Self::State, event: Option<Self::Event>) -> &'static [Name];
 
     /// The delay of `state`'s `after` row, armed on entry.
     fn after(state: Self::State) -> Option<Duration>;
@@ -362,8 +355,11 @@ impl<S: FsmSpec> Strategy<S> for Fsm {
                 out.push(Directive::error(
                     AgentError::UnknownEvent {
                         name: instruction.action,
-                        events: S::EVENTS.iter().map(ToString::to_string).collect(),
-                        actions: S::actions().iter().map(|a| a.name.to_string()).collect(),
+                        events: Names::Borrowed(S::EVENT_NAMES),
+                        actions: S::actions()
+                            .iter()
+                            .map(|a| Name::Borrowed(a.name))
+                            .collect(),
                     },
                     context,
                 ));
@@ -374,13 +370,8 @@ impl<S: FsmSpec> Strategy<S> for Fsm {
 
     fn snapshot(agent: &Agent<S>) -> Snapshot {
         let fsm = agent.strategy_state();
-        let name = fsm.state.to_string();
-        let status = match S::end(fsm.state) {
-            Some(End::Success) => Status::Success,
-            Some(End::Failure) => Status::Failure,
-            None if fsm.started || !fsm.in_flight.is_empty() => Status::Waiting,
-            None => Status::Idle,
-        };
+        let name = fsm.state.name();
+        let status = Self::status(agent);
         let mut snapshot = Snapshot::new(status).with_details(json!({
             "state": name,
             "generation": fsm.generation,
@@ -390,6 +381,17 @@ impl<S: FsmSpec> Strategy<S> for Fsm {
             snapshot = snapshot.with_result(json!({ "state": name }));
         }
         snapshot
+    }
+
+    #[inline]
+    fn status(agent: &Agent<S>) -> Status {
+        let fsm = agent.strategy_state();
+        match S::end(fsm.state) {
+            Some(End::Success) => Status::Success,
+            Some(End::Failure) => Status::Failure,
+            None if fsm.started || !fsm.in_flight.is_empty() => Status::Waiting,
+            None => Status::Idle,
+        }
     }
 
     fn signal_routes() -> Vec<RouteSpec> {
@@ -469,8 +471,8 @@ fn refused<S: FsmSpec>(
     params: &Value,
 ) -> AgentError {
     let event_name = || match event {
-        Some(event) => event.to_string(),
-        None => S::after(from).map_or_else(|| "after".to_string(), after_name),
+        Some(event) => Name::Borrowed(event.name()),
+        None => Name::Owned(S::after(from).map_or_else(|| "after".to_string(), after_name)),
     };
     let failed = match step {
         Step::GuardFailed(row) => S::guard_error(agent, row, params),
@@ -478,21 +480,18 @@ fn refused<S: FsmSpec>(
     };
     match (step, failed) {
         (Step::GuardFailed(_), Some(GuardError { guard, error })) => AgentError::GuardFailed {
-            guard: guard.to_string(),
+            guard: Name::Borrowed(guard),
             error,
         },
         (Step::Rejected | Step::GuardFailed(_), _) => AgentError::GuardRejected {
-            state: from.to_string(),
+            state: Name::Borrowed(from.name()),
             event: event_name(),
-            guards: S::guards(from, event)
-                .iter()
-                .map(ToString::to_string)
-                .collect(),
+            guards: Names::Borrowed(S::guards(from, event)),
         },
         _ => AgentError::InvalidTransition {
-            state: from.to_string(),
+            state: Name::Borrowed(from.name()),
             event: event_name(),
-            accepted: S::accepted(from).iter().map(ToString::to_string).collect(),
+            accepted: Names::Borrowed(S::accepted(from)),
         },
     }
 }
@@ -585,7 +584,7 @@ fn run_one<S: AgentSpec>(
     out: &mut Vec<Directive>,
 ) -> Result<(), AgentError> {
     let fail = |error| AgentError::Action {
-        action: action.name.to_string(),
+        action: Name::Borrowed(action.name),
         error,
     };
     // The outcome is used where the action wrote it, through references: moving it (two

@@ -20,7 +20,7 @@ use crate::agent::{Agent, AgentSpec};
 use crate::directive::Directive;
 use crate::instruction::Instruction;
 use crate::route::RouteSpec;
-use crate::snapshot::Snapshot;
+use crate::snapshot::{Snapshot, Status};
 
 /// Decides what an agent does with instructions.
 ///
@@ -50,6 +50,13 @@ pub trait Strategy<S: AgentSpec>: 'static {
 
     /// Where the agent stands.
     fn snapshot(agent: &Agent<S>) -> Snapshot;
+
+    /// The status of [`snapshot`](Strategy::snapshot) without its result and details: cheap
+    /// enough to read after every step or tick. The default builds the snapshot; the built-in
+    /// strategies answer without allocating.
+    fn status(agent: &Agent<S>) -> Status {
+        Self::snapshot(agent).status
+    }
 
     /// The description of an action, for tools.
     fn action_spec(action: &str) -> Option<ActionSpec> {

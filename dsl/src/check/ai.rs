@@ -1,6 +1,7 @@
-//! AI strategy checks (E05xx): tools, model, limits, and options a strategy would ignore.
+//! AI strategy checks (E05xx): tools, model, limits, and options a strategy would ignore; the
+//! search options are checked in `reasoning.rs`.
 
-use crate::model::{AiDef, AiKind};
+use crate::model::AiDef;
 
 use super::codes;
 use super::ctxt::Ctxt;
@@ -105,24 +106,38 @@ pub fn check_ai(cx: &Ctxt, ai: &AiDef) {
                 .map(|s| ("max_iterations", s.span)),
         ];
         for (option, span) in unused.into_iter().flatten() {
-            let strategy = match ai.kind {
-                AiKind::ChainOfThought => "Chain of Thought",
-                _ => "Chain of Draft",
+            let (why, help) = if ai.kind.is_single_call() {
+                (
+                    "makes one LLM call and calls no tools".to_string(),
+                    format!(
+                        "remove `{option}`, or use `React` (`strategy react` in `.agent` files) to let the model call tools"
+                    ),
+                )
+            } else if option == "tools" {
+                (
+                    "searches with the model alone and calls no tools".to_string(),
+                    "remove `tools`, or use `React` (`strategy react` in `.agent` files) to let the model call tools".to_string(),
+                )
+            } else {
+                (
+                    "limits its LLM calls with `max_llm_calls`".to_string(),
+                    "write `max_llm_calls` instead".to_string(),
+                )
             };
             cx.push(
                 Diagnostic::error(
                     codes::AI_OPTION_UNUSED,
                     span,
                     format!(
-                        "`{option}` has no effect on `{}`: {strategy} makes one LLM call and calls no tools",
-                        ai.kind.keyword()
+                        "`{option}` has no effect on `{}`: {} {why}",
+                        ai.kind.keyword(),
+                        ai.kind.title()
                     ),
                 )
                 .label("never used")
-                .help(format!(
-                    "remove `{option}`, or use `React` (`strategy react` in `.agent` files) to let the model call tools"
-                )),
+                .help(help),
             );
         }
     }
+    super::reasoning::check_reasoning(cx, ai);
 }

@@ -119,6 +119,15 @@ codes! {
     MAX_TOKENS = "E0505", "max_tokens out of range";
     /// `tools` or `max_iterations` on Chain of Thought / Draft, which make one call and no tool calls.
     AI_OPTION_UNUSED = "E0506", "option has no effect on this AI strategy";
+    /// A search option name no strategy knows (`.agent` files; macros reject it while parsing).
+    UNKNOWN_AI_OPTION = "E0507", "unknown AI strategy option";
+    /// A search option whose value has the wrong shape (a string where a count belongs).
+    AI_OPTION_VALUE = "E0508", "AI option value of the wrong kind";
+    /// A search option out of range (`branching_factor 0`, `max_depth 40`, thresholds reversed).
+    AI_OPTION_RANGE = "E0509", "AI option out of range";
+    /// `available_strategies`/`default_strategy` naming an unknown strategy, Adaptive itself,
+    /// or one strategy twice.
+    ADAPTIVE_STRATEGY = "E0510", "unknown strategy in Adaptive's options";
 
     /// A qualifier an action function cannot have (`unsafe`, `extern`, `const`, generics).
     ACTION_QUALIFIER = "E0601", "unsupported action qualifier";

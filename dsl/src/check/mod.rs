@@ -10,6 +10,7 @@ mod diagnostic;
 mod file;
 pub mod fsm;
 mod names;
+mod reasoning;
 mod routes;
 mod settings;
 pub mod suggest;

@@ -5,7 +5,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
 use super::ident;
-use crate::model::{ActionRef, AgentDef, AiDef, AiKind};
+use crate::model::{ActionRef, AgentDef, AiDef, AiKind, OptionValue};
 
 /// The strategy type of an AI kind.
 pub fn strategy_type(kind: AiKind, krate: &TokenStream) -> TokenStream {
@@ -13,6 +13,11 @@ pub fn strategy_type(kind: AiKind, krate: &TokenStream) -> TokenStream {
         AiKind::React => quote!(#krate::ai::React),
         AiKind::ChainOfThought => quote!(#krate::ai::ChainOfThought),
         AiKind::ChainOfDraft => quote!(#krate::ai::ChainOfDraft),
+        AiKind::TreeOfThoughts => quote!(#krate::ai::TreeOfThoughts),
+        AiKind::GraphOfThoughts => quote!(#krate::ai::GraphOfThoughts),
+        AiKind::AlgorithmOfThoughts => quote!(#krate::ai::AlgorithmOfThoughts),
+        AiKind::Trm => quote!(#krate::ai::Trm),
+        AiKind::Adaptive => quote!(#krate::ai::Adaptive),
     }
 }
 
@@ -57,6 +62,7 @@ pub fn ai(def: &AgentDef, ai: &AiDef, krate: &TokenStream) -> TokenStream {
             }
         }
     });
+    let reasoning = reasoning(ai, krate);
     quote! {
         impl #krate::ai::AiAgent for #agent {
             const AI: #krate::ai::AiConfig = #krate::ai::AiConfig {
@@ -66,8 +72,110 @@ pub fn ai(def: &AgentDef, ai: &AiDef, krate: &TokenStream) -> TokenStream {
                 max_iterations: #max_iterations,
                 temperature: #temperature,
                 max_tokens: #max_tokens,
+                reasoning: #reasoning,
             };
             #hooks
+        }
+    }
+}
+
+/// A strategy name the checker accepted (`cot` or `ChainOfThought`) as the runtime's kind.
+fn strategy_kind(word: &str, krate: &TokenStream) -> TokenStream {
+    let variant = match AiKind::from_keyword(word) {
+        Some(AiKind::React) => "React",
+        Some(AiKind::ChainOfThought) => "Cot",
+        Some(AiKind::ChainOfDraft) => "Cod",
+        Some(AiKind::TreeOfThoughts) => "Tot",
+        Some(AiKind::GraphOfThoughts) => "Got",
+        Some(AiKind::AlgorithmOfThoughts) => "Aot",
+        Some(AiKind::Trm) => "Trm",
+        Some(AiKind::Adaptive) | None => "Cot",
+    };
+    let variant = quote::format_ident!("{variant}");
+    quote!(#krate::ai::StrategyKind::#variant)
+}
+
+fn float(value: &OptionValue) -> f32 {
+    match value {
+        OptionValue::Int(i) => *i as f32,
+        OptionValue::Float(f) => *f as f32,
+        _ => 0.0,
+    }
+}
+
+/// `ReasoningConfig { <given options>, ..ReasoningConfig::DEFAULT }`; the checker accepted
+/// every value, so each has its option's shape.
+fn reasoning(ai: &AiDef, krate: &TokenStream) -> TokenStream {
+    let mut fields = Vec::new();
+    for option in &ai.reasoning {
+        let value = &option.value.value;
+        let field = match option.name.value.as_str() {
+            "traversal_strategy" => "traversal",
+            "aggregation_strategy" => "aggregation",
+            other => other,
+        };
+        let expr = match (field, value) {
+            ("traversal", OptionValue::Word(w)) => {
+                let variant = match w.as_str() {
+                    "dfs" => quote!(Dfs),
+                    "best_first" => quote!(BestFirst),
+                    _ => quote!(Bfs),
+                };
+                quote!(#krate::ai::Traversal::#variant)
+            }
+            ("aggregation", OptionValue::Word(w)) => {
+                let variant = match w.as_str() {
+                    "weighted" => quote!(Weighted),
+                    "best" => quote!(Best),
+                    _ => quote!(Synthesis),
+                };
+                quote!(#krate::ai::Aggregation::#variant)
+            }
+            ("default_strategy", OptionValue::Word(w)) => strategy_kind(w, krate),
+            ("available_strategies", value) => {
+                let words: Vec<&str> = match value {
+                    OptionValue::List(items) => items
+                        .iter()
+                        .filter_map(|i| match &i.value {
+                            OptionValue::Word(w) => Some(w.as_str()),
+                            _ => None,
+                        })
+                        .collect(),
+                    OptionValue::Word(w) => vec![w.as_str()],
+                    _ => Vec::new(),
+                };
+                let kinds = words.into_iter().map(|w| strategy_kind(w, krate));
+                quote!(&[#(#kinds),*])
+            }
+            ("complexity_thresholds", OptionValue::List(items)) if items.len() == 2 => {
+                let (low, high) = (
+                    Literal::f32_suffixed(float(&items[0].value)),
+                    Literal::f32_suffixed(float(&items[1].value)),
+                );
+                quote!((#low, #high))
+            }
+            ("act_threshold", value) => {
+                let f = Literal::f32_suffixed(float(value));
+                quote!(#f)
+            }
+            ("token_budget", OptionValue::Int(n)) => {
+                let n = Literal::u64_suffixed(u64::try_from(*n).unwrap_or(u64::MAX));
+                quote!(::core::option::Option::Some(#n))
+            }
+            (_, OptionValue::Int(n)) => {
+                let n = Literal::u32_suffixed(u32::try_from(*n).unwrap_or(u32::MAX));
+                quote!(#n)
+            }
+            (_, OptionValue::Text(text)) => quote!(::core::option::Option::Some(#text)),
+            _ => continue,
+        };
+        let field = quote::format_ident!("{field}");
+        fields.push(quote!(#field: #expr));
+    }
+    quote! {
+        #krate::ai::ReasoningConfig {
+            #(#fields,)*
+            ..#krate::ai::ReasoningConfig::DEFAULT
         }
     }
 }

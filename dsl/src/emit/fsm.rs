@@ -58,6 +58,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
         "state",
         name,
         &private,
+        &rt,
     );
     let event_items = names_enum(
         &event_ty,
@@ -66,6 +67,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
         "event",
         name,
         &private,
+        &rt,
     );
 
     // One pass over the rows, grouped by state and then by event in the events' order: linear
@@ -95,11 +97,10 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
 
     let accepted = states.iter().map(|state| {
         let variant = ident(&state.value, state.span);
-        let accepted: Vec<syn::Ident> = event_groups(&state.value)
+        let accepted = event_groups(&state.value)
             .into_iter()
-            .map(|(i, _)| ident(&event_variant(&events[i].value), events[i].span))
-            .collect();
-        quote!(#state_ty::#variant => &[#(#event_ty::#accepted),*])
+            .map(|(i, _)| events[i].value.as_str());
+        quote!(#state_ty::#variant => &[#(#rt::Name::Borrowed(#accepted)),*])
     });
 
     // Rows are numbered in declaration order; `Step::Fire(n)` names row `n`.
@@ -159,7 +160,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
             .filter_map(|r| r.guard.as_ref())
             .map(|g| path_text(&g.value))
             .collect();
-        quote!(&[#(#names),*])
+        quote!(&[#(#rt::Name::Borrowed(#names)),*])
     };
     let guards_arms = states.iter().flat_map(|state| {
         let s = ident(&state.value, state.span);
@@ -271,7 +272,9 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
                 #event_ty::from_name(name)
             }
 
-            fn accepted(state: #state_ty) -> &'static [#event_ty] {
+            const EVENT_NAMES: &'static [#rt::Name] = &[#(#rt::Name::Borrowed(#event_names)),*];
+
+            fn accepted(state: #state_ty) -> &'static [#rt::Name] {
                 match state {
                     #(#accepted,)*
                 }
@@ -325,7 +328,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
             fn guards(
                 from: #state_ty,
                 event: ::core::option::Option<#event_ty>,
-            ) -> &'static [&'static str] {
+            ) -> &'static [#rt::Name] {
                 match (from, event) {
                     #(#guards_arms,)*
                     _ => &[],
@@ -424,6 +427,7 @@ fn names_enum(
     what: &str,
     agent: &str,
     private: &TokenStream,
+    rt: &TokenStream,
 ) -> TokenStream {
     let expected = names
         .iter()
@@ -452,6 +456,13 @@ fn names_enum(
                     #(#names => ::core::option::Option::Some(#ty::#variants),)*
                     _ => ::core::option::Option::None,
                 }
+            }
+        }
+
+        impl #rt::FsmName for #ty {
+            #[inline]
+            fn name(self) -> &'static str {
+                #ty::name(self)
             }
         }
 

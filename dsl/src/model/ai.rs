@@ -1,11 +1,14 @@
-//! AI strategies in the model: `strategy = React|ChainOfThought|ChainOfDraft` with `model`,
-//! `system`, `tools`, `max_iterations`, `temperature`, `max_tokens` (and, in macros, `hooks`),
-//! or `strategy react|cot|cod { ... }` in a `.agent` file.
+//! AI strategies in the model: `strategy = React|ChainOfThought|ChainOfDraft|TreeOfThoughts|
+//! GraphOfThoughts|AlgorithmOfThoughts|Trm|Adaptive` with `model`, `system`, `tools`,
+//! `max_iterations`, `temperature`, `max_tokens` (and, in macros, `hooks`) plus the search
+//! options of `model/reasoning.rs`, or `strategy react|cot|cod|tot|got|aot|trm|adaptive { ... }`
+//! in a `.agent` file.
 //!
 //! Front-ends fill one [`AiDef`] per agent: every option is a [`Setting`], so an option given
 //! twice is reported by the shared "given twice" check; the value checks live in `check/ai.rs`.
 
 use super::agent::ActionRef;
+use super::reasoning::ReasoningOption;
 use super::setting::Setting;
 use super::span::Span;
 
@@ -18,11 +21,30 @@ pub enum AiKind {
     ChainOfThought,
     /// One call with terse drafts and a `####` answer (`ChainOfDraft` / `cod`).
     ChainOfDraft,
+    /// A scored search over candidate thoughts (`TreeOfThoughts` / `tot`).
+    TreeOfThoughts,
+    /// Thoughts generated, connected and aggregated (`GraphOfThoughts` / `got`).
+    GraphOfThoughts,
+    /// One call that searches in its text (`AlgorithmOfThoughts` / `aot`).
+    AlgorithmOfThoughts,
+    /// An answer refined by critique until confident (`Trm` / `trm`).
+    Trm,
+    /// Picks one of the others by the question (`Adaptive` / `adaptive`).
+    Adaptive,
 }
 
 impl AiKind {
     /// Every kind, in the order users see them listed.
-    pub const ALL: [AiKind; 3] = [AiKind::React, AiKind::ChainOfThought, AiKind::ChainOfDraft];
+    pub const ALL: [AiKind; 8] = [
+        AiKind::React,
+        AiKind::ChainOfThought,
+        AiKind::ChainOfDraft,
+        AiKind::TreeOfThoughts,
+        AiKind::GraphOfThoughts,
+        AiKind::AlgorithmOfThoughts,
+        AiKind::Trm,
+        AiKind::Adaptive,
+    ];
 
     /// The name in macros (`React`), which is also the runtime type's name.
     pub fn keyword(self) -> &'static str {
@@ -30,15 +52,40 @@ impl AiKind {
             AiKind::React => "React",
             AiKind::ChainOfThought => "ChainOfThought",
             AiKind::ChainOfDraft => "ChainOfDraft",
+            AiKind::TreeOfThoughts => "TreeOfThoughts",
+            AiKind::GraphOfThoughts => "GraphOfThoughts",
+            AiKind::AlgorithmOfThoughts => "AlgorithmOfThoughts",
+            AiKind::Trm => "Trm",
+            AiKind::Adaptive => "Adaptive",
         }
     }
 
-    /// The name in `.agent` files (`react`, `cot`, `cod`).
+    /// The name in `.agent` files (`react`, `cot`, `cod`, `tot`, ...), which is also the
+    /// strategy's short name at run time (`reasoning.tot.run`, Adaptive's options).
     pub fn file_keyword(self) -> &'static str {
         match self {
             AiKind::React => "react",
             AiKind::ChainOfThought => "cot",
             AiKind::ChainOfDraft => "cod",
+            AiKind::TreeOfThoughts => "tot",
+            AiKind::GraphOfThoughts => "got",
+            AiKind::AlgorithmOfThoughts => "aot",
+            AiKind::Trm => "trm",
+            AiKind::Adaptive => "adaptive",
+        }
+    }
+
+    /// What the strategy is, in words, for messages.
+    pub fn title(self) -> &'static str {
+        match self {
+            AiKind::React => "ReAct",
+            AiKind::ChainOfThought => "Chain of Thought",
+            AiKind::ChainOfDraft => "Chain of Draft",
+            AiKind::TreeOfThoughts => "Tree of Thoughts",
+            AiKind::GraphOfThoughts => "Graph of Thoughts",
+            AiKind::AlgorithmOfThoughts => "Algorithm of Thoughts",
+            AiKind::Trm => "TRM",
+            AiKind::Adaptive => "Adaptive",
         }
     }
 
@@ -49,9 +96,17 @@ impl AiKind {
             .find(|k| k.keyword() == word || k.file_keyword() == word)
     }
 
-    /// Whether the strategy calls tools (only ReAct does; CoT and CoD make one call).
+    /// Whether the strategy calls tools (ReAct, and Adaptive when it picks ReAct).
     pub fn uses_tools(self) -> bool {
-        self == AiKind::React
+        matches!(self, AiKind::React | AiKind::Adaptive)
+    }
+
+    /// Whether the strategy makes a single LLM call (CoT, CoD, AoT).
+    pub fn is_single_call(self) -> bool {
+        matches!(
+            self,
+            AiKind::ChainOfThought | AiKind::ChainOfDraft | AiKind::AlgorithmOfThoughts
+        )
     }
 }
 
@@ -76,6 +131,8 @@ pub struct AiDef {
     pub max_tokens: Setting<i64>,
     /// `hooks = HOOKS` (macros): a `static` implementing `StepHooks<Agent>`.
     pub hooks: Setting<syn::Path>,
+    /// The search options (`branching_factor`, ...), in the order written.
+    pub reasoning: Vec<ReasoningOption>,
 }
 
 impl AiDef {
@@ -91,6 +148,7 @@ impl AiDef {
             temperature: Setting::default(),
             max_tokens: Setting::default(),
             hooks: Setting::default(),
+            reasoning: Vec::new(),
         }
     }
 

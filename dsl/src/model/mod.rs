@@ -8,6 +8,7 @@ mod agent;
 mod ai;
 mod fsm;
 mod literal;
+mod reasoning;
 mod route;
 mod setting;
 mod span;
@@ -20,6 +21,10 @@ pub use fsm::{
     FsmDef, HookDef, HookKind, RowDef, TerminalDef, TerminalKind, Trigger, event_variant,
 };
 pub use literal::{DurationMs, Literal};
+pub use reasoning::{
+    AGGREGATIONS, OptionSpec, OptionType, OptionValue, REASONING_OPTIONS, ReasoningOption,
+    TRAVERSALS, reasoning_option,
+};
 pub use route::{RouteDef, RouteTargetDef};
 pub use setting::Setting;
 pub use span::{FileId, Name, Span, Spanned};

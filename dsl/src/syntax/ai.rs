@@ -1,4 +1,4 @@
-//! `strategy react|cot|cod { ... }` -> [`AiDef`], the model `#[agent(strategy = React, ...)]`
+//! `strategy react|cot|cod|tot|got|aot|trm|adaptive { ... }` -> [`AiDef`], the model `#[agent(strategy = React, ...)]`
 //! builds, so the E05xx checks and the generator run unchanged.
 
 use pest::iterators::Pair;
@@ -6,7 +6,7 @@ use pest::iterators::Pair;
 use super::literal::{Number, int, number, path, string};
 use super::{Rule, children, span};
 use crate::check::Ctxt;
-use crate::model::{ActionRef, AiDef, AiKind, FileId};
+use crate::model::{ActionRef, AiDef, AiKind, FileId, OptionValue, ReasoningOption, Span, Spanned};
 
 /// Lowers a `strategy_ai` pair.
 pub fn ai(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> Option<AiDef> {
@@ -55,8 +55,46 @@ pub fn ai(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> Option<AiDef> {
                     def.temperature.set(t, n.span);
                 }
             }
+            Rule::ai_option => {
+                if let Some(option) = reasoning_option(cx, file, part) {
+                    def.reasoning.push(option);
+                }
+            }
             _ => {}
         }
     }
     Some(def)
+}
+
+/// `name value, value...` -> a search option (one value, or a list of them).
+fn reasoning_option(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> Option<ReasoningOption> {
+    let mut parts = pair.into_inner();
+    let name = parts.next()?;
+    let name = Spanned::new(name.as_str().to_string(), span(file, &name));
+    let mut values: Vec<Spanned<OptionValue>> = Vec::new();
+    for value in parts {
+        let inner = value.into_inner().next()?;
+        let at = span(file, &inner);
+        let v = match inner.as_rule() {
+            Rule::string => OptionValue::Text(string(cx, file, &inner).value),
+            Rule::number => match number(cx, file, &inner)?.value {
+                Number::Int(i) => OptionValue::Int(i64::try_from(i).unwrap_or(i64::MAX)),
+                Number::Float(f) => OptionValue::Float(f),
+            },
+            _ => OptionValue::Word(inner.as_str().to_string()),
+        };
+        values.push(Spanned::new(v, at));
+    }
+    let value = if values.len() == 1 {
+        values.pop()?
+    } else {
+        let at = match (values.first()?.span, values.last()?.span) {
+            (Span::File { file, start, .. }, Span::File { end, .. }) => {
+                Span::File { file, start, end }
+            }
+            (first, _) => first,
+        };
+        Spanned::new(OptionValue::List(values), at)
+    };
+    Some(ReasoningOption { name, value })
 }

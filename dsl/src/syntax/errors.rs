@@ -175,7 +175,12 @@ fn rule_words(rule: Rule) -> Option<(&'static str, Option<&'static str>)> {
         Rule::fsm_row => ("a transition such as `A -> B on event`", None),
         Rule::route => ("a route such as `\"order.paid\" => action`", None),
         Rule::field => ("a state field such as `total: f64 = 0.0`", None),
-        Rule::ai_kind => ("`react`, `cot` or `cod`", None),
+        Rule::ai_kind => (
+            "`react`, `cot`, `cod`, `tot`, `got`, `aot`, `trm` or `adaptive`",
+            None,
+        ),
+        Rule::ai_option => ("an option such as `branching_factor 3`", None),
+        Rule::option_value => ("a number, a string or a name", None),
         Rule::hook_kind => ("`enter` or `exit`", None),
         Rule::outcome => ("`success` or `failure`", None),
         Rule::lit_true => return kw("`true`"),

@@ -61,6 +61,7 @@ impl Layout {
             | Rule::ai_max_iterations
             | Rule::ai_temperature
             | Rule::ai_max_tokens
+            | Rule::ai_option
             | Rule::node => {
                 self.starts.insert(span.start());
             }

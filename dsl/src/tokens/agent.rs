@@ -39,6 +39,11 @@ pub const STRATEGIES: &[&str] = &[
     "React",
     "ChainOfThought",
     "ChainOfDraft",
+    "TreeOfThoughts",
+    "GraphOfThoughts",
+    "AlgorithmOfThoughts",
+    "Trm",
+    "Adaptive",
 ];
 
 /// Reads `#[agent(attr)]` on `item`. `item` must be a non-generic struct.
@@ -143,7 +148,15 @@ fn option(def: &mut AgentDef, key: &Name, input: ParseStream<'_>) -> syn::Result
             let path = common::runtime_path(input)?;
             def.runtime.set(path, span);
         }
-        other => return Err(unknown_option(span, other, "agent", OPTIONS)),
+        other => {
+            // The search strategies' options count as known: a typo in one gets its suggestion.
+            let known: Vec<&str> = OPTIONS
+                .iter()
+                .copied()
+                .chain(crate::model::REASONING_OPTIONS.iter().map(|o| o.name))
+                .collect();
+            return Err(unknown_option(span, other, "agent", &known));
+        }
     }
     Ok(())
 }
@@ -160,8 +173,12 @@ fn strategy(input: ParseStream<'_>) -> syn::Result<StrategyDef> {
             tree: None,
             span: span.into(),
         })),
-        "React" | "ChainOfThought" | "ChainOfDraft" => {
-            let kind = crate::model::AiKind::from_keyword(&name.value).expect("matched above");
+        keyword
+            if crate::model::AiKind::ALL
+                .iter()
+                .any(|k| k.keyword() == keyword) =>
+        {
+            let kind = crate::model::AiKind::from_keyword(keyword).expect("matched above");
             Ok(StrategyDef::Ai(Box::new(crate::model::AiDef::new(
                 kind, span,
             ))))

@@ -1,12 +1,18 @@
 //! The AI options of `#[agent(strategy = React, model = "fast", system = "...",
-//! tools = [a, b], max_iterations = 8, temperature = 0.2, max_tokens = 512, hooks = HOOKS)]`.
+//! tools = [a, b], max_iterations = 8, temperature = 0.2, max_tokens = 512, hooks = HOOKS)]`,
+//! and the search options (`branching_factor = 3`, `traversal_strategy = dfs`,
+//! `available_strategies = [cot, tot]`, `complexity_thresholds = (0.3, 0.6)`, ...), read as
+//! plain values for `check/reasoning.rs`.
 //! Options may come before or after `strategy`; [`attach`] puts them into the strategy.
 
 use syn::parse::ParseStream;
 use syn::{Token, bracketed};
 
 use super::common;
-use crate::model::{ActionRef, AgentDef, AiDef, AiKind, Name, Span, Spanned, StrategyDef};
+use crate::model::{
+    ActionRef, AgentDef, AiDef, AiKind, Name, OptionValue, ReasoningOption, Span, Spanned,
+    StrategyDef,
+};
 
 /// The AI options `#[agent]` accepts.
 pub const OPTIONS: &[&str] = &[
@@ -35,9 +41,57 @@ impl Default for AiOptions {
     }
 }
 
-/// Whether `key` is an AI option.
+/// Whether `key` is an AI option (the common ones, or a search strategy's).
 pub fn is_option(key: &str) -> bool {
-    OPTIONS.contains(&key)
+    OPTIONS.contains(&key) || crate::model::reasoning_option(key).is_some()
+}
+
+/// A search option's value: a number, a string, a name, or a list of them in `[..]` or `(..)`.
+fn option_value(input: ParseStream<'_>) -> syn::Result<Spanned<OptionValue>> {
+    if input.peek(syn::token::Bracket) || input.peek(syn::token::Paren) {
+        let content;
+        let span = if input.peek(syn::token::Bracket) {
+            bracketed!(content in input).span.join()
+        } else {
+            syn::parenthesized!(content in input).span.join()
+        };
+        let items = content.parse_terminated(scalar, Token![,])?;
+        return Ok(Spanned::new(
+            OptionValue::List(items.into_iter().collect()),
+            span,
+        ));
+    }
+    scalar(input)
+}
+
+fn scalar(input: ParseStream<'_>) -> syn::Result<Spanned<OptionValue>> {
+    let neg = input.parse::<Option<Token![-]>>()?.is_some();
+    let sign = if neg { -1.0 } else { 1.0 };
+    if input.peek(syn::LitFloat) {
+        let lit: syn::LitFloat = input.parse()?;
+        let value = lit.base10_parse::<f64>()? * sign;
+        return Ok(Spanned::new(OptionValue::Float(value), lit.span()));
+    }
+    if input.peek(syn::LitInt) {
+        let lit: syn::LitInt = input.parse()?;
+        let value = lit.base10_parse::<i64>()?;
+        return Ok(Spanned::new(
+            OptionValue::Int(if neg { -value } else { value }),
+            lit.span(),
+        ));
+    }
+    if input.peek(syn::LitStr) {
+        let lit: syn::LitStr = input.parse()?;
+        return Ok(Spanned::new(OptionValue::Text(lit.value()), lit.span()));
+    }
+    if input.peek(syn::Ident) {
+        let ident: syn::Ident = input.parse()?;
+        return Ok(Spanned::new(
+            OptionValue::Word(ident.to_string()),
+            ident.span(),
+        ));
+    }
+    Err(input.error("expected a number, a string, a name, or a list such as `[cot, tot]`"))
 }
 
 /// Reads the value of the AI option `key`.
@@ -106,6 +160,14 @@ pub fn option(options: &mut AiOptions, key: &Name, input: ParseStream<'_>) -> sy
             input.parse::<Token![=]>()?;
             let path = syn::Path::parse_mod_style(input)?;
             def.hooks.set(path, span);
+        }
+        name if crate::model::reasoning_option(name).is_some() => {
+            input.parse::<Token![=]>()?;
+            let value = option_value(input)?;
+            def.reasoning.push(ReasoningOption {
+                name: key.clone(),
+                value,
+            });
         }
         other => unreachable!("`{other}` is not an AI option; callers check `is_option`"),
     }

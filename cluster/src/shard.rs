@@ -1,0 +1,470 @@
+//! One shard on its node: take a batch of signals from JetStream, apply them to their agents,
+//! checkpoint, acknowledge.
+
+use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use agent_runtime::server::{AgentServer, ServerError};
+use agent_runtime::store::{MemoryStore, Store, StoreError};
+use agent_runtime::{Agent, AgentSpec, Signal};
+use async_nats::jetstream::consumer::PullConsumer;
+use async_nats::jetstream::{AckKind, Message};
+use futures::StreamExt;
+use futures::future::{BoxFuture, join_all};
+use tokio::sync::watch;
+
+use crate::host::{Node, SHARD_LEASE_PREFIX, Stats};
+use crate::lease::{FencedStore, Lease};
+use crate::options::AckAfter;
+use crate::placement::shard_of;
+use crate::seen::SeenIds;
+use crate::wire;
+
+/// What the placement loop wants of a shard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ShardMode {
+    Run,
+    /// Checkpoint every agent, stop them, release their leases.
+    HandBack,
+    /// The shard's lease is gone: stop the agents without writing anything.
+    Abandon,
+}
+
+/// An agent running here, with what its checkpoints carry.
+struct Active<S: AgentSpec> {
+    server: AgentServer<S>,
+    lease: Lease,
+    seen: SeenIds,
+    /// The content of the last checkpoint written, so an unchanged agent is not written again.
+    fingerprint: Arc<Mutex<Option<u64>>>,
+}
+
+pub(crate) struct Shard<S: AgentSpec + Default> {
+    node: Arc<Node<S>>,
+    index: u32,
+    consumer: PullConsumer,
+    mode: watch::Receiver<ShardMode>,
+    agents: HashMap<String, Active<S>>,
+    last_sweep: Instant,
+}
+
+/// Why an agent could not be activated here.
+enum Inactive {
+    /// Another node holds its lease (it is being handed over): try again later.
+    Busy,
+    Failed(String),
+}
+
+impl<S: AgentSpec + Default> Shard<S> {
+    pub(crate) fn new(
+        node: Arc<Node<S>>,
+        index: u32,
+        consumer: PullConsumer,
+        mode: watch::Receiver<ShardMode>,
+    ) -> Self {
+        Shard {
+            node,
+            index,
+            consumer,
+            mode,
+            agents: HashMap::new(),
+            last_sweep: Instant::now(),
+        }
+    }
+
+    pub(crate) async fn run(mut self) {
+        self.resume().await;
+        loop {
+            let mode = *self.mode.borrow();
+            match mode {
+                ShardMode::Run => {}
+                ShardMode::HandBack => return self.hand_back().await,
+                ShardMode::Abandon => return self.abandon().await,
+            }
+            self.drop_lost().await;
+            match self.fetch().await {
+                Ok(messages) if !messages.is_empty() => self.process(messages).await,
+                Ok(_) => {}
+                Err(e) => {
+                    tracing::warn!(node = self.node.name(), shard = self.index, error = %e, "cannot fetch signals");
+                    tokio::time::sleep(self.node.options.poll).await;
+                }
+            }
+            if self.last_sweep.elapsed() >= self.node.options.sweep_interval {
+                // An agent whose lease outlived the shard's (it was claimed after the shard's
+                // last renewal) becomes free a little later: look again on every sweep.
+                self.resume().await;
+                self.sweep().await;
+                self.last_sweep = Instant::now();
+            }
+        }
+    }
+
+    /// Brings back the agents of this shard that ran before (on a node that died or handed
+    /// the shard back) and are not running anywhere, so their timers and cron jobs go on
+    /// firing without waiting for a signal.
+    async fn resume(&mut self) {
+        let idle = match self.node.store.idle_leases(SHARD_LEASE_PREFIX).await {
+            Ok(idle) => idle,
+            Err(e) => {
+                tracing::warn!(node = self.node.name(), shard = self.index, error = %e, "cannot list the agents to resume");
+                return;
+            }
+        };
+        let (shards, index) = (self.node.options.shards, self.index);
+        for agent in idle.iter().filter(|a| shard_of(a, shards) == index) {
+            if let Err(Inactive::Failed(e)) = self.activate_if(agent, true).await {
+                tracing::warn!(
+                    node = self.node.name(),
+                    agent,
+                    error = e,
+                    "cannot resume an agent"
+                );
+            }
+        }
+    }
+
+    async fn fetch(&self) -> Result<Vec<Message>, async_nats::Error> {
+        let mut batch = self
+            .consumer
+            .batch()
+            .max_messages(self.node.options.batch)
+            .expires(self.node.options.poll)
+            .messages()
+            .await?;
+        let mut messages = Vec::new();
+        while let Some(message) = batch.next().await {
+            messages.push(message?);
+        }
+        Ok(messages)
+    }
+
+    async fn process(&mut self, messages: Vec<Message>) {
+        // Group by agent, keeping each agent's signals in order.
+        let mut groups: Vec<(String, Vec<(Message, Signal)>)> = Vec::new();
+        let mut index: HashMap<String, usize> = HashMap::new();
+        for message in messages {
+            match wire::decode(message.headers.as_ref(), &message.payload) {
+                Ok((agent, signal)) => {
+                    let at = *index.entry(agent.clone()).or_insert_with(|| {
+                        groups.push((agent, Vec::new()));
+                        groups.len() - 1
+                    });
+                    groups[at].1.push((message, signal));
+                }
+                Err(e) => {
+                    // Never deliverable: terminate it rather than redeliver it forever.
+                    tracing::warn!(
+                        node = self.node.name(),
+                        shard = self.index,
+                        error = e,
+                        "dropping a malformed message"
+                    );
+                    let _ = message.ack_with(AckKind::Term).await;
+                }
+            }
+        }
+        let mut applied: Vec<(String, Vec<Message>)> = Vec::new();
+        for (agent, items) in groups {
+            if let Err(why) = self.activate(&agent).await {
+                if let Inactive::Failed(e) = why {
+                    tracing::warn!(
+                        node = self.node.name(),
+                        agent,
+                        error = e,
+                        "cannot activate an agent"
+                    );
+                }
+                nak_all(items.into_iter().map(|(m, _)| m), &self.node.options).await;
+                continue;
+            }
+            let active = self.agents.get_mut(&agent).expect("activated above");
+            let mut acks = Vec::new();
+            let mut refused = false;
+            for (message, signal) in items {
+                if refused {
+                    nak(&message, &self.node.options).await;
+                } else if active.seen.contains(&signal.id) {
+                    // A redelivery of a signal this agent already applied.
+                    acks.push(message);
+                    Stats::add(&self.node.stats.duplicates, 1);
+                } else {
+                    let id = signal.id.clone();
+                    match active.server.cast(signal) {
+                        Ok(()) => {
+                            active.seen.insert(id);
+                            acks.push(message);
+                            Stats::add(&self.node.stats.applied, 1);
+                        }
+                        // A full mailbox does not ack: JetStream redelivers later.
+                        Err(_) => {
+                            refused = true;
+                            nak(&message, &self.node.options).await;
+                        }
+                    }
+                }
+            }
+            applied.push((agent, acks));
+        }
+        match self.node.options.ack_after {
+            AckAfter::Checkpoint => {
+                let results =
+                    join_all(applied.iter().map(|(agent, _)| self.checkpoint(agent))).await;
+                for ((agent, acks), result) in applied.into_iter().zip(results) {
+                    match result {
+                        Ok(()) => ack_all(acks).await,
+                        Err(e) => {
+                            self.on_checkpoint_error(&agent, e).await;
+                            nak_all(acks, &self.node.options).await;
+                        }
+                    }
+                }
+            }
+            AckAfter::Applied => {
+                for (agent, acks) in applied {
+                    // A snapshot is answered after the queued signals: they are applied.
+                    let applied = match self.agents.get(&agent) {
+                        Some(active) => active.server.snapshot().await.is_ok(),
+                        None => false,
+                    };
+                    if applied {
+                        ack_all(acks).await;
+                    } else {
+                        nak_all(acks, &self.node.options).await;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Makes sure `agent` runs here: claims its lease, thaws it from its checkpoint (or starts
+    /// it fresh), with the ids of the signals that checkpoint includes.
+    async fn activate(&mut self, agent: &str) -> Result<(), Inactive> {
+        self.activate_if(agent, false).await
+    }
+
+    /// [`activate`](Shard::activate); with `only_checkpointed`, an agent without a checkpoint
+    /// is left alone.
+    async fn activate_if(&mut self, agent: &str, only_checkpointed: bool) -> Result<(), Inactive> {
+        if self.agents.contains_key(agent) {
+            return Ok(());
+        }
+        let node = &self.node;
+        let failed = |e: &dyn std::fmt::Display| Inactive::Failed(e.to_string());
+        let lease = node
+            .store
+            .claim(agent, node.name(), node.options.lease_ttl)
+            .await
+            .map_err(|e| failed(&e))?
+            .ok_or(Inactive::Busy)?;
+        node.hold(&lease);
+        let started = async {
+            let options = node.options.server.clone();
+            match node.store.load_with_seen(agent).await? {
+                Some((bytes, seen)) => {
+                    let one = MemoryStore::new();
+                    one.save(agent, &bytes).await?;
+                    let server = AgentServer::<S>::thaw(&one, agent, options).await?;
+                    Stats::add(&node.stats.thawed, 1);
+                    Ok::<_, ServerError>(Some((server, seen)))
+                }
+                None if only_checkpointed => Ok(None),
+                None => Ok(Some((
+                    AgentServer::start(Agent::new(S::default()).with_id(agent), options).await?,
+                    Vec::new(),
+                ))),
+            }
+        }
+        .await;
+        match started {
+            Ok(None) => {
+                node.release(&lease).await;
+                Ok(())
+            }
+            Ok(Some((server, seen))) => {
+                node.register(agent, Some(server.clone()));
+                self.agents.insert(
+                    agent.to_string(),
+                    Active {
+                        server,
+                        lease,
+                        seen: SeenIds::new(seen, node.options.seen_window),
+                        fingerprint: Arc::default(),
+                    },
+                );
+                Ok(())
+            }
+            Err(e) => {
+                node.release(&lease).await;
+                Err(failed(&e))
+            }
+        }
+    }
+
+    /// Writes `agent`'s checkpoint under its lease (skipped when nothing changed since the
+    /// last one).
+    async fn checkpoint(&self, agent: &str) -> Result<(), ServerError> {
+        let Some(active) = self.agents.get(agent) else {
+            return Err(ServerError::Store(StoreError::Refused {
+                key: agent.to_string(),
+                reason: "the agent no longer runs on this node".to_string(),
+            }));
+        };
+        let store = AgentStore {
+            fenced: self
+                .node
+                .store
+                .fenced(active.lease.clone(), active.seen.to_shared()),
+            fingerprint: active.fingerprint.clone(),
+            last_seen: active.seen.last().map(str::to_string),
+        };
+        active.server.checkpoint(&store).await
+    }
+
+    async fn on_checkpoint_error(&mut self, agent: &str, error: ServerError) {
+        if let ServerError::Store(StoreError::Refused { .. }) = error {
+            Stats::add(&self.node.stats.refused, 1);
+            tracing::warn!(
+                node = self.node.name(),
+                agent,
+                "checkpoint refused: the agent was taken over; dropping this copy"
+            );
+            self.drop_agent(agent, false).await;
+        } else {
+            tracing::warn!(node = self.node.name(), agent, error = %error, "cannot checkpoint; its signals will be redelivered");
+        }
+    }
+
+    /// Stops the agents whose lease this node no longer holds (without writing anything).
+    async fn drop_lost(&mut self) {
+        let lost: Vec<String> = self
+            .agents
+            .iter()
+            .filter(|(_, a)| !self.node.holds(&a.lease))
+            .map(|(id, _)| id.clone())
+            .collect();
+        for agent in lost {
+            tracing::warn!(
+                node = self.node.name(),
+                agent,
+                "agent lease lost; dropping this copy"
+            );
+            self.drop_agent(&agent, false).await;
+        }
+    }
+
+    async fn drop_agent(&mut self, agent: &str, release: bool) {
+        if let Some(active) = self.agents.remove(agent) {
+            self.node.register(agent, None);
+            active.server.stop().await;
+            if release {
+                self.node.release(&active.lease).await;
+            } else {
+                self.node.forget(&active.lease);
+            }
+        }
+    }
+
+    /// Checkpoints every agent that changed: timers, cron jobs and async actions change
+    /// agents between signals.
+    async fn sweep(&mut self) {
+        let agents: Vec<String> = self.agents.keys().cloned().collect();
+        let results = join_all(agents.iter().map(|a| self.checkpoint(a))).await;
+        for (agent, result) in agents.iter().zip(results) {
+            if let Err(e) = result {
+                self.on_checkpoint_error(agent, e).await;
+            }
+        }
+    }
+
+    async fn hand_back(mut self) {
+        self.sweep().await;
+        let agents: Vec<String> = self.agents.keys().cloned().collect();
+        for agent in agents {
+            self.drop_agent(&agent, true).await;
+        }
+    }
+
+    async fn abandon(mut self) {
+        let agents: Vec<String> = self.agents.keys().cloned().collect();
+        for agent in agents {
+            self.drop_agent(&agent, true).await;
+        }
+    }
+}
+
+async fn ack_all(messages: Vec<Message>) {
+    for message in messages {
+        if let Err(e) = message.ack().await {
+            // Not acknowledged: it comes back, and its id makes it count once.
+            tracing::debug!(error = %e, "cannot acknowledge a signal");
+        }
+    }
+}
+
+async fn nak(message: &Message, options: &crate::ClusterOptions) {
+    let _ = message.ack_with(AckKind::Nak(Some(options.poll * 2))).await;
+}
+
+async fn nak_all(messages: impl IntoIterator<Item = Message>, options: &crate::ClusterOptions) {
+    for message in messages {
+        nak(&message, options).await;
+    }
+}
+
+/// The store an agent's checkpoint goes through: fenced, and skipping a write whose content
+/// (everything but the time it was taken, plus the newest signal id) equals the last one.
+#[derive(Debug)]
+struct AgentStore {
+    fenced: FencedStore,
+    fingerprint: Arc<Mutex<Option<u64>>>,
+    last_seen: Option<String>,
+}
+
+impl AgentStore {
+    fn fingerprint_of(&self, checkpoint: &[u8]) -> u64 {
+        let mut hasher = DefaultHasher::new();
+        match serde_json::from_slice::<serde_json::Value>(checkpoint) {
+            Ok(serde_json::Value::Object(mut map)) => {
+                map.remove("saved_at");
+                serde_json::Value::Object(map).to_string().hash(&mut hasher);
+            }
+            _ => checkpoint.hash(&mut hasher),
+        }
+        self.last_seen.hash(&mut hasher);
+        hasher.finish()
+    }
+}
+
+impl Store for AgentStore {
+    fn save<'a>(
+        &'a self,
+        key: &'a str,
+        checkpoint: &'a [u8],
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            let fingerprint = self.fingerprint_of(checkpoint);
+            let last = *self.fingerprint.lock().unwrap_or_else(|p| p.into_inner());
+            if last == Some(fingerprint) {
+                return Ok(());
+            }
+            self.fenced.save(key, checkpoint).await?;
+            *self.fingerprint.lock().unwrap_or_else(|p| p.into_inner()) = Some(fingerprint);
+            Ok(())
+        })
+    }
+
+    fn load<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<Vec<u8>>, StoreError>> {
+        self.fenced.load(key)
+    }
+
+    fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
+        self.fenced.delete(key)
+    }
+
+    fn keys(&self) -> BoxFuture<'_, Result<Vec<String>, StoreError>> {
+        self.fenced.keys()
+    }
+}
