@@ -14,7 +14,7 @@
 //!   RSS growth while every agent waits for its first answer, over the RSS before they
 //!   started.
 //!
-//! `cargo bench --bench ai`; results and ratios are in BENCHMARKS.md.
+//! `cargo bench -p stratagem-benches --bench ai`; results and ratios are in BENCHMARKS.md.
 
 use std::hint::black_box;
 use std::sync::Arc;

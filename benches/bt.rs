@@ -17,7 +17,11 @@
 //! Before timing, the generated and hand-written trees are run side by side for 10,000 ticks
 //! and must leave identical blackboards, so they do the same work.
 //!
-//! `cargo bench --bench bt`; the results and ratios are in BENCHMARKS.md.
+//! `agent_tick_status` is what a user's loop does: the tree `Steady` (the same tree with a
+//! one-tick `rest` action instead of `wait(10ms)`, so no time node) run by a `#[agent]` through
+//! `agent.tick()`, then `agent.status()`; `hand_written_steady` is its hand-written twin.
+//!
+//! `cargo bench -p stratagem-benches --bench bt`; the results and ratios are in BENCHMARKS.md.
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -34,6 +38,8 @@ use criterion::Criterion;
 use stratagem::bt::{Behavior as _, Node, Status, TreeRun, TreeVisitor};
 use stratagem::prelude::*;
 
+/// The blackboard; as an agent it runs `Steady`, the same tree without a time node.
+#[agent(strategy = BehaviorTree, tree = Steady)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 struct Bot {
     tick: u64,
@@ -43,6 +49,8 @@ struct Bot {
     trips: u64,
     alarms: u64,
     reports: u64,
+    /// `rest` ran and returned `Running` last tick (`Steady`'s stand-in for `wait(10ms)`).
+    resting: bool,
 }
 
 bt! {
@@ -60,6 +68,22 @@ bt! {
                 selector { invert { condition alarm }  action sound_alarm }
                 force_success { action report }
                 wait(10ms)
+            }
+        }
+    }
+    behavior Steady {
+        repeat(4000000000) {
+            sequence {
+                selector { condition battery_ok  action recharge }
+                force_success {
+                    reactive_sequence {
+                        condition path_clear
+                        sequence { action pick_target  action move_step }
+                    }
+                }
+                selector { invert { condition alarm }  action sound_alarm }
+                force_success { action report }
+                action rest
             }
         }
     }
@@ -111,6 +135,23 @@ fn do_sound_alarm(bot: &mut Bot) {
 
 fn do_report(bot: &mut Bot) {
     bot.reports += 1;
+}
+
+/// One tick of rest: `Running`, then `Success` on the next tick (what `wait(10ms)` does at one
+/// tick per 10ms, without reading the time).
+fn do_rest(bot: &mut Bot) -> Status {
+    bot.resting = !bot.resting;
+    if bot.resting {
+        Status::Running
+    } else {
+        Status::Success
+    }
+}
+
+/// Rests for a tick.
+#[action]
+fn rest(bot: &mut Bot) -> bt::Status {
+    do_rest(bot)
 }
 
 /// Charges until full.
@@ -251,9 +292,10 @@ fn engine_tree() -> impl Node<Bot> {
     )
 }
 
-/// Hand-written: the same tree as indices, flags and a `match`.
+/// Hand-written: the same tree as indices, flags and a `match`; `TIMED = false` is `Steady`
+/// (`rest` instead of the wait).
 #[derive(Default)]
-struct Hand {
+struct Hand<const TIMED: bool = true> {
     /// The outer sequence's current child.
     step: u8,
     /// The first selector resumed at `recharge`.
@@ -264,7 +306,7 @@ struct Hand {
     since: Option<u64>,
 }
 
-impl Hand {
+impl<const TIMED: bool> Hand<TIMED> {
     #[inline]
     fn tick(&mut self, bot: &mut Bot) -> Status {
         // repeat(N): a sequence that completes is run again in the same tick.
@@ -324,6 +366,7 @@ impl Hand {
                     do_report(bot);
                     Status::Success
                 }
+                _ if !TIMED => do_rest(bot),
                 _ => match self.since {
                     None => {
                         self.since = Some(now);
@@ -418,7 +461,7 @@ fn bonsai_tick(bt: &mut BT<Leaf, Bot>, event: &Event) {
 /// The generated and hand-written trees must do the same work.
 fn same_work() {
     let (mut a, mut b) = (Bot::default(), Bot::default());
-    let (mut generated, mut hand) = (Generated::new(), Hand::default());
+    let (mut generated, mut hand) = (Generated::new(), Hand::<true>::default());
     for _ in 0..10_000 {
         a.tick += 1;
         b.tick += 1;
@@ -443,6 +486,17 @@ fn same_work() {
         run.tick_into(&tree, &mut c, now, &mut out);
     }
     assert_eq!(a, c, "the engine-only tree does the same work");
+    // The agent running `Steady` through `agent.tick()`, and its hand-written twin.
+    let (mut agent, mut d, mut steady) = (Bot::new(), Bot::default(), Hand::<false>::default());
+    for _ in 0..10_000 {
+        agent.state_mut().tick += 1;
+        d.tick += 1;
+        assert!(agent.tick().is_empty());
+        steady.tick(&mut d);
+        assert_eq!(agent.state(), &d);
+        assert_eq!(agent.status(), stratagem::Status::Running);
+    }
+    assert!(d.trips > 1_000 && d.alarms > 0 && d.reports > 0, "{d:?}");
     let mut bonsai = bonsai_tree();
     let event: Event = UpdateArgs { dt: 0.01 }.into();
     for _ in 0..10_000 {
@@ -479,7 +533,27 @@ fn bench(c: &mut Criterion) {
     });
     group.bench_function("hand_written", |b| {
         let mut bot = Bot::default();
-        let mut tree = Hand::default();
+        let mut tree = Hand::<true>::default();
+        b.iter(|| {
+            bot.tick += 1;
+            black_box(tree.tick(black_box(&mut bot)))
+        });
+    });
+    // What a user's loop does: `agent.tick()` on the `#[agent]`, then read its status. The
+    // tree (`Steady`) has no time node; its hand-written twin is `hand_written_steady`.
+    group.bench_function("agent_tick_status", |b| {
+        let mut agent = Bot::new();
+        black_box(&mut agent);
+        b.iter(|| {
+            agent.state_mut().tick += 1;
+            let directives = agent.tick();
+            black_box(directives.len());
+            black_box(agent.status())
+        });
+    });
+    group.bench_function("hand_written_steady", |b| {
+        let mut bot = Bot::default();
+        let mut tree = Hand::<false>::default();
         b.iter(|| {
             bot.tick += 1;
             black_box(tree.tick(black_box(&mut bot)))

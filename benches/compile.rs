@@ -2,7 +2,7 @@
 //! 10,000 states (two rows per state), measured side by side in one run, plus formatting the
 //! generated Rust with prettyplease as `build.rs` does.
 //!
-//! `cargo bench --bench compile -- --warm-up-time 1 --measurement-time 3`
+//! `cargo bench -p stratagem-benches --bench compile -- --warm-up-time 1 --measurement-time 3`
 
 use std::fmt::Write;
 use std::hint::black_box;

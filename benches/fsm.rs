@@ -18,7 +18,10 @@
 //! 24-byte `Vec` forced through memory costs store-forwarding stalls that no real caller pays).
 //! Every implementation is checked to end where the others end.
 //!
-//! `cargo bench --bench fsm`; the results and ratios are in BENCHMARKS.md.
+//! - `mixed`, `mixed_with_actions`: what a device sees: 1,024 events of which three in four are
+//!   refused in the state they arrive in (a fixed-seed stream); each result is looked at.
+//!
+//! `cargo bench -p stratagem-benches --bench fsm`; the results and ratios are in BENCHMARKS.md.
 
 use std::hint::black_box;
 
@@ -70,6 +73,47 @@ const EVENTS: usize = 1024;
 
 fn sequence() -> Vec<E> {
     CYCLE.iter().copied().cycle().take(EVENTS).collect()
+}
+
+const ALL: [E; 8] = [
+    E::OpenClose,
+    E::CdDetected,
+    E::Play,
+    E::NextSong,
+    E::PreviousSong,
+    E::Pause,
+    E::EndPause,
+    E::Stop,
+];
+
+/// A device's stream: 1,024 events of which three in four are refused in the state the machine
+/// is in when they arrive (drawn from a fixed-seed generator; the accepted ones walk the machine
+/// through every row). Returns the events and how many are refused.
+fn mixed_sequence() -> (Vec<E>, usize) {
+    let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut draw = |n: usize| {
+        // xorshift64*: deterministic, no dependency.
+        seed ^= seed >> 12;
+        seed ^= seed << 25;
+        seed ^= seed >> 27;
+        (seed.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) as usize % n
+    };
+    let mut state = hand::State::Empty;
+    let (mut events, mut refused) = (Vec::with_capacity(EVENTS), 0);
+    while events.len() < EVENTS {
+        let accept = draw(4) == 0;
+        let candidates: Vec<E> = ALL
+            .into_iter()
+            .filter(|&e| hand::next(state, e).is_some() == accept)
+            .collect();
+        let e = candidates[draw(candidates.len())];
+        match hand::next(state, e) {
+            Some(to) => state = to,
+            None => refused += 1,
+        }
+        events.push(e);
+    }
+    (events, refused)
 }
 
 // ---- ours -----------------------------------------------------------------------------------
@@ -646,6 +690,104 @@ fn with_actions(c: &mut Criterion) {
     group.finish();
 }
 
+/// The mixed stream (three in four events refused), through the typed API as a device loop
+/// drives it: each event's result is looked at (accepted or not), nothing else.
+fn mixed(c: &mut Criterion) {
+    let (seq, refused) = mixed_sequence();
+    assert!(refused * 10 >= seq.len() * 7, "at least 70% refused");
+    let mut group = c.benchmark_group("fsm/mixed");
+    group.throughput(Throughput::Elements(EVENTS as u64));
+
+    let events: Vec<ours::CdEvent> = seq.iter().copied().map(ours::event).collect();
+    group.bench_function("stratagem", |b| {
+        let mut agent = ours::Cd::new();
+        agent.init();
+        black_box(&mut agent);
+        b.iter(|| {
+            for &e in &events {
+                black_box(agent.cmd(black_box(e)).is_ok());
+            }
+        });
+    });
+    group.bench_function("hand_written", |b| {
+        let mut state = hand::State::Empty;
+        black_box(&mut state);
+        b.iter(|| {
+            for &e in &seq {
+                let next = hand::next(state, black_box(e));
+                if let Some(to) = next {
+                    state = to;
+                }
+                black_box(next.is_some());
+            }
+        });
+    });
+    group.bench_function("statig", |b| {
+        use statig::prelude::*;
+        let mut machine = with_statig::Player::default().state_machine();
+        black_box(&mut machine);
+        b.iter(|| {
+            for e in &seq {
+                machine.handle(black_box(e));
+                black_box(machine.state());
+            }
+        });
+    });
+    let inputs: Vec<_> = seq.iter().copied().map(with_rust_fsm::input).collect();
+    group.bench_function("rust_fsm", |b| {
+        let mut machine = with_rust_fsm::cd_player::StateMachine::new();
+        black_box(&mut machine);
+        b.iter(|| {
+            for input in &inputs {
+                black_box(machine.consume(black_box(input)).is_ok());
+            }
+        });
+    });
+    let sm_events: Vec<_> = seq.iter().copied().map(with_smlang::event).collect();
+    group.bench_function("smlang", |b| {
+        let mut machine = with_smlang::StateMachine::new(with_smlang::Player::default());
+        black_box(&mut machine);
+        b.iter(|| {
+            for e in &sm_events {
+                black_box(machine.process_event(black_box(*e)).is_ok());
+            }
+        });
+    });
+    group.finish();
+
+    let mut group = c.benchmark_group("fsm/mixed_with_actions");
+    group.throughput(Throughput::Elements(EVENTS as u64));
+    let events: Vec<ours::CdCountingEvent> =
+        seq.iter().copied().map(ours::counting_event).collect();
+    group.bench_function("stratagem", |b| {
+        let mut agent = ours::CdCounting::new();
+        agent.init();
+        black_box(&mut agent);
+        b.iter(|| {
+            for &e in &events {
+                black_box(agent.cmd(black_box(e)).is_ok());
+            }
+        });
+        assert!(agent.state().plays > 0);
+    });
+    group.bench_function("hand_written", |b| {
+        let mut state = hand::State::Empty;
+        let mut counts = hand::Counts::default();
+        black_box((&mut state, &mut counts));
+        b.iter(|| {
+            for &e in &seq {
+                let next = hand::next_counting(state, black_box(e), &mut counts);
+                if let Some(to) = next {
+                    state = to;
+                }
+                black_box(next.is_some());
+            }
+        });
+        assert!(counts.plays > 0);
+    });
+    group.finish();
+}
+
 fn main() {
     // Every implementation must agree on where the sequence leaves the machine and what it
     // counted, or the comparison means nothing.
@@ -653,10 +795,23 @@ fn main() {
     let mut criterion = Criterion::default().configure_from_args();
     transitions(&mut criterion);
     with_actions(&mut criterion);
+    mixed(&mut criterion);
     criterion.final_summary();
 }
 
 fn check_agreement() {
+    let (mixed, _) = mixed_sequence();
+    let mut agent = ours::CdCounting::new();
+    let mut state = hand::State::Empty;
+    let mut counts = hand::Counts::default();
+    for &e in &mixed {
+        let accepted = agent.cmd(ours::counting_event(e)).is_ok();
+        let next = hand::next_counting(state, e, &mut counts);
+        assert_eq!(accepted, next.is_some());
+        state = next.unwrap_or(state);
+        assert_eq!(format!("{:?}", state), agent.fsm_state().to_string());
+    }
+    assert_eq!(counts.plays, agent.state().plays);
     let seq = sequence();
     let mut agent = ours::CdCounting::new();
     let mut state = hand::State::Empty;

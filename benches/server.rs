@@ -12,7 +12,7 @@
 //!   Linux), measured before the timing benchmarks run. The raw actor's figure is printed
 //!   beside it.
 //!
-//! `cargo bench --bench server`; the results and ratios are in BENCHMARKS.md.
+//! `cargo bench -p stratagem-benches --bench server`; the results and ratios are in BENCHMARKS.md.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};

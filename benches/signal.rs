@@ -5,11 +5,11 @@
 use std::collections::BTreeMap;
 use std::hint::black_box;
 
-use agent_runtime::Signal;
 use chrono::{DateTime, Utc};
 use criterion::{Criterion, Throughput};
 use serde::Deserialize;
 use serde_json::Value;
+use stratagem::Signal;
 
 /// The previous decode, kept as the baseline: derive, flatten, only `specversion` checked.
 #[derive(Deserialize)]

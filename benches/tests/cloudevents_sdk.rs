@@ -1,11 +1,11 @@
 //! Differential test against the official CloudEvents Rust SDK: on generated events, our JSON
 //! reads as the same event in theirs, and theirs reads as the same signal in ours.
 
-use agent_runtime::Signal;
 use chrono::{DateTime, Utc};
 use cloudevents::event::{AttributesReader, Data, ExtensionValue};
 use proptest::prelude::*;
 use serde_json::{Value, json};
+use stratagem::Signal;
 
 /// The payloads both sides agree on: JSON under a JSON media type, text under a text one,
 /// bytes under a binary one.
