@@ -1,4 +1,4 @@
-//! The Order agent of LANGUAGE.md as an FSM: declared transitions with real guards and actions,
+//! The Order agent of the guide as an FSM: declared transitions with real guards and actions,
 //! driven through a happy path, an invalid event and a timeout, printing snapshots.
 //!
 //! Run it with `cargo run --example order_fsm`. The timeout runs on the agent server under

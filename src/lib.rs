@@ -3,7 +3,8 @@
 //! An agent is a typed state struct plus a strategy; actions are functions with typed,
 //! schema-described parameters; everything the agent wants done outside itself comes back as
 //! [`Directive`]s. This facade re-exports the runtime ([`agent_runtime`]) and the macros. Start with
-//! the [`prelude`].
+//! the [`prelude`]; the [`guide`] explains everything, from a first agent to the exact semantics
+//! of every construct and every error code.
 //!
 //! ```
 //! use stratagem::prelude::*;
@@ -56,6 +57,38 @@ macro_rules! include_agents {
     ($name:literal) => {
         ::core::include!(::core::concat!(::core::env!("OUT_DIR"), "/", $name, ".rs"));
     };
+}
+
+/// The guide and the language reference: every `#[agent]` option, every `.agent` construct,
+/// the exact rules of FSMs and behaviour trees, the error codes, and how-tos. Its examples are
+/// doc tests.
+pub mod guide {
+    #![doc = include_str!("../docs/guide.md")]
+
+    #[doc = include_str!("../docs/agents.md")]
+    pub mod agents {}
+
+    #[doc = include_str!("../docs/fsm.md")]
+    pub mod fsm {}
+
+    #[doc = include_str!("../docs/trees.md")]
+    pub mod trees {}
+
+    #[doc = include_str!("../docs/ai.md")]
+    pub mod ai {}
+
+    #[doc = include_str!("../docs/agent_files.md")]
+    pub mod agent_files {}
+
+    #[doc = include_str!("../docs/server.md")]
+    pub mod server {}
+
+    #[doc = include_str!("../docs/testing.md")]
+    pub mod testing {}
+
+    // The compiler's own copy, which `agentc explain` prints.
+    #[doc = include_str!("../dsl/docs/errors.md")]
+    pub mod errors {}
 }
 
 /// Everything an agent definition usually needs.

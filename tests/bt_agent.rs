@@ -254,3 +254,28 @@ async fn a_tree_agent_is_ticked_to_completion_by_the_server() {
     let report = server.stop().await;
     assert_eq!(report.ticks, 5);
 }
+
+#[test]
+fn behaviours_carry_their_diagrams() {
+    assert!(
+        Patrol::MERMAID.starts_with("flowchart TD\n    n0[\"→ sequence\"]\n    n1(\"repeat(2)\")"),
+        "{}",
+        Patrol::MERMAID
+    );
+    assert!(
+        Patrol::MERMAID.contains("{{\"? selector\"}}"),
+        "{}",
+        Patrol::MERMAID
+    );
+    // `subtree Report` is drawn expanded.
+    assert!(
+        Patrol::DOT.contains("label=\"action report(note = \\\"patrol done\\\")\""),
+        "{}",
+        Patrol::DOT
+    );
+    assert!(
+        Report::DOT.starts_with("digraph \"Report\" {"),
+        "{}",
+        Report::DOT
+    );
+}

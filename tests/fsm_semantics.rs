@@ -1,5 +1,5 @@
 //! FSM agents end to end through `#[agent(strategy = Fsm, transitions { .. })]`: every runtime
-//! rule of DESIGN.md's Fsm semantics, through the typed API and through signals and routes.
+//! rule of the Fsm semantics (the guide's `fsm` chapter), through the typed API and through signals and routes.
 
 use std::time::Duration;
 

@@ -13,11 +13,13 @@ use proc_macro::TokenStream;
 /// struct Counter { value: i64 }
 /// ```
 ///
-/// Options: `strategy = Direct | Fsm | BehaviorTree | custom(Path)`, `transitions { ... }` (the
-/// FSM's `initial`, `terminal`, `enter`/`exit` and rows), `tree = Behavior` or `tree = { node }`
-/// (the behaviour tree), `description = "..."`, `actions [paths]`,
-/// `routes { "pattern" => target [priority N] ... }`, `tick = 100ms`, `crate = path`. See the
-/// `stratagem` crate documentation for the full language.
+/// Options: `strategy = Direct | Fsm | BehaviorTree | React | ChainOfThought | ChainOfDraft |
+/// custom(Path)`, `transitions { ... }` (the FSM's `initial`, `terminal`, `enter`/`exit` and
+/// rows), `tree = Behavior` or `tree = { node }` (the behaviour tree), `description = "..."`,
+/// `actions [paths]`, `routes { "pattern" => target [priority N] ... }`, `tick = 100ms`,
+/// `crate = path`, and for the AI strategies `model`, `system`, `tools`, `max_iterations`,
+/// `temperature`, `max_tokens`, `hooks`. The guide's `agents` chapter
+/// (`stratagem::guide::agents`) explains each; `stratagem::guide` has the whole language.
 #[proc_macro_attribute]
 pub fn agent(attr: TokenStream, item: TokenStream) -> TokenStream {
     agent_dsl::expand::agent(attr.into(), item.into()).into()

@@ -249,7 +249,12 @@ impl<S: AgentSpec + Default> Cluster<S> {
         mut options: ClusterOptions,
     ) -> Result<Self, ClusterError> {
         options.validate().map_err(ClusterError::Options)?;
-        let store = PostgresStore::connect_with(postgres_url, options.reconnect).await?;
+        let store = PostgresStore::connect_pool(
+            postgres_url,
+            options.reconnect,
+            options.postgres_connections,
+        )
+        .await?;
         let client = ClusterClient::connect(nats_url, &options).await?;
         let stream = client.ensure_stream(S::NAME).await?;
         options.server = options.server.transport(Arc::new(NatsTransport::new(

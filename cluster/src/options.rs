@@ -51,6 +51,7 @@ pub struct ClusterOptions {
     pub(crate) sweep_interval: Duration,
     pub(crate) server: Options,
     pub(crate) reconnect: Reconnect,
+    pub(crate) postgres_connections: usize,
 }
 
 impl Default for ClusterOptions {
@@ -70,6 +71,7 @@ impl Default for ClusterOptions {
             sweep_interval: Duration::from_secs(1),
             server: Options::default(),
             reconnect: Reconnect::default(),
+            postgres_connections: 4,
         }
     }
 }
@@ -77,7 +79,7 @@ impl Default for ClusterOptions {
 impl ClusterOptions {
     /// The defaults: a random node name, 32 shards, 10 s leases, 10 s ack wait, batches of
     /// 256, acknowledgement after the checkpoint, the last 1,024 signal ids remembered per
-    /// agent, a checkpoint sweep every second.
+    /// agent, a checkpoint sweep every second, 4 PostgreSQL connections.
     pub fn new() -> Self {
         Self::default()
     }
@@ -160,6 +162,12 @@ impl ClusterOptions {
     /// How a lost PostgreSQL connection is retried.
     pub fn reconnect(mut self, reconnect: Reconnect) -> Self {
         self.reconnect = reconnect;
+        self
+    }
+
+    /// How many PostgreSQL connections the node writes checkpoints over (4 by default).
+    pub fn postgres_connections(mut self, connections: usize) -> Self {
+        self.postgres_connections = connections.max(1);
         self
     }
 

@@ -1,7 +1,8 @@
 //! Cluster scenarios against a real `nats-server -js` and PostgreSQL started here, with node
 //! processes that are killed (`SIGKILL`), paused (`SIGSTOP`) and restarted:
 //!
-//! (a) 3 nodes, 1,000 agents, 100,000 signals (scaled by `STRATAGEM_CLUSTER_SIGNALS`), one node
+//! (a) 3 nodes, 1,000 agents and 30,000 signals (the full 100,000 with
+//!     `STRATAGEM_CLUSTER_SIGNALS=100000`, about a minute on a quiet 2-core machine), one node
 //!     killed and another restarted mid-run: every agent counts exactly what it was sent;
 //! (b) a node paused while its lease expires cannot write when it resumes;
 //! (c) a timer of an agent taken over fires once, on the new owner;
@@ -13,20 +14,16 @@
 mod support;
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use agent_cluster::{Cluster, ClusterClient, ClusterOptions, PostgresStore};
 use agent_runtime::Signal;
 use futures::StreamExt;
 use serde_json::json;
+use support::cluster::{
+    LEASE_MS, Scenario, add, counts, give_up_after, node_main, runtime, wait_until,
+};
 use support::tally::Tally;
 use support::{Nats, Postgres};
-
-/// Lease and ack-wait of the test nodes: short, so failover happens within seconds.
-const LEASE_MS: u64 = 2_000;
-const ACK_WAIT_MS: u64 = 3_000;
 
 fn main() {
     if let Ok(name) = std::env::var("STRATAGEM_TEST_NODE") {
@@ -48,223 +45,11 @@ fn main() {
     eprintln!("(d) postgres restart: ok ({:.1?})", started.elapsed());
 }
 
-/// Where a scenario's nodes meet: its own database and stream.
-#[derive(Clone)]
-struct Scenario {
-    nats: String,
-    postgres: String,
-    stream: String,
-    shards: u32,
-}
-
-impl Scenario {
-    fn new(nats: &Nats, pg: &Postgres, name: &str, shards: u32) -> Scenario {
-        runtime().block_on(async {
-            let (client, connection) = tokio_postgres::connect(&pg.url(), tokio_postgres::NoTls)
-                .await
-                .unwrap();
-            tokio::spawn(connection);
-            client
-                .batch_execute(&format!("CREATE DATABASE {name}"))
-                .await
-                .unwrap();
-        });
-        Scenario {
-            nats: nats.url(),
-            postgres: format!("postgres://stratagem@127.0.0.1:{}/{name}", pg.port),
-            stream: name.to_uppercase(),
-            shards,
-        }
-    }
-
-    fn options(&self) -> ClusterOptions {
-        ClusterOptions::new()
-            .prefix(format!("test.{}", self.stream.to_lowercase()))
-            .stream(self.stream.clone())
-            .shards(self.shards)
-            .lease_ttl(Duration::from_millis(LEASE_MS))
-            .ack_wait(Duration::from_millis(ACK_WAIT_MS))
-    }
-
-    fn node(&self, name: &str) -> NodeProcess {
-        let mut child = Command::new(std::env::current_exe().unwrap())
-            .env("STRATAGEM_TEST_NODE", name)
-            .env("NODE_NATS", &self.nats)
-            .env("NODE_POSTGRES", &self.postgres)
-            .env("NODE_STREAM", &self.stream)
-            .env("NODE_SHARDS", self.shards.to_string())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("cannot start a node process");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = BufReader::new(child.stdout.take().unwrap());
-        let mut node = NodeProcess {
-            name: name.to_string(),
-            child,
-            stdin,
-            stdout,
-        };
-        assert_eq!(node.line(), "ready", "node `{name}` did not start");
-        node
-    }
-
-    async fn client(&self) -> ClusterClient {
-        ClusterClient::connect(&self.nats, &self.options())
-            .await
-            .unwrap()
-    }
-
-    async fn store(&self) -> PostgresStore {
-        PostgresStore::connect(&self.postgres).await.unwrap()
-    }
-}
-
-/// A node process: `stats` and `stop` on its stdin, signals by PID.
-struct NodeProcess {
-    name: String,
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-}
-
-impl NodeProcess {
-    fn line(&mut self) -> String {
-        let mut line = String::new();
-        self.stdout.read_line(&mut line).unwrap();
-        line.trim().to_string()
-    }
-
-    fn tell(&mut self, command: &str) -> String {
-        writeln!(self.stdin, "{command}").unwrap();
-        self.stdin.flush().unwrap();
-        self.line()
-    }
-
-    /// `refused_checkpoints` of its stats.
-    fn refused(&mut self) -> u64 {
-        let stats: serde_json::Value = serde_json::from_str(&self.tell("stats")).unwrap();
-        stats["refused_checkpoints"].as_u64().unwrap()
-    }
-
-    /// A graceful stop: agents checkpointed, leases released.
-    fn stop(mut self) {
-        assert_eq!(
-            self.tell("stop"),
-            "stopped",
-            "node `{}` did not stop",
-            self.name
-        );
-        self.child.wait().unwrap();
-    }
-
-    /// `SIGKILL`: nothing is handed back.
-    fn kill(mut self) {
-        self.child.kill().unwrap();
-        self.child.wait().unwrap();
-    }
-
-    fn signal(&self, signal: &str) {
-        let ok = Command::new("kill")
-            .arg(format!("-{signal}"))
-            .arg(self.child.id().to_string())
-            .status()
-            .is_ok_and(|s| s.success());
-        assert!(ok, "cannot send SIG{signal} to node `{}`", self.name);
-    }
-}
-
-fn node_main(name: String) {
-    let var = |key: &str| std::env::var(key).unwrap_or_else(|_| panic!("`{key}` is not set"));
-    runtime().block_on(async {
-        let options = ClusterOptions::new()
-            .node(name.clone())
-            .prefix(format!("test.{}", var("NODE_STREAM").to_lowercase()))
-            .stream(var("NODE_STREAM"))
-            .shards(var("NODE_SHARDS").parse().unwrap())
-            .lease_ttl(Duration::from_millis(LEASE_MS))
-            .ack_wait(Duration::from_millis(ACK_WAIT_MS));
-        let node =
-            Cluster::<Tally>::connect_with(&var("NODE_NATS"), &var("NODE_POSTGRES"), options)
-                .await
-                .unwrap_or_else(|e| panic!("node `{name}` cannot start: {e}"));
-        println!("ready");
-        let mut lines = std::io::stdin().lock().lines();
-        loop {
-            let line = tokio::task::block_in_place(|| lines.next());
-            match line.and_then(Result::ok).as_deref() {
-                Some("stats") => {
-                    let s = node.stats();
-                    println!(
-                        "{}",
-                        json!({"applied": s.applied, "duplicates": s.duplicates,
-                               "refused_checkpoints": s.refused_checkpoints, "thawed": s.thawed})
-                    );
-                }
-                Some("stop") | None => break,
-                Some(other) => panic!("unknown node command `{other}`"),
-            }
-        }
-        node.shutdown().await.unwrap();
-        println!("stopped");
-    });
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-}
-
-/// Every agent's `state` field `field`, from its checkpoint.
-async fn counts(store: &PostgresStore, field: &str) -> BTreeMap<String, u64> {
-    use agent_runtime::store::Store;
-    let mut counts = BTreeMap::new();
-    for key in store.keys().await.unwrap() {
-        if let Some(bytes) = store.load(&key).await.unwrap() {
-            let value: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
-            counts.insert(key, value["agent"]["state"][field].as_u64().unwrap_or(0));
-        }
-    }
-    counts
-}
-
-/// Waits (up to `limit`) until `done` holds, polling; panics with `what` otherwise.
-async fn wait_until<F, Fut>(limit: Duration, what: &str, mut done: F)
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Result<(), String>>,
-{
-    let started = Instant::now();
-    loop {
-        match done().await {
-            Ok(()) => return,
-            Err(state) if started.elapsed() > limit => {
-                panic!("{what} did not happen within {limit:?}: {state}")
-            }
-            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
-        }
-    }
-}
-
-fn give_up_after(started: Instant, limit: Duration, what: &str, state: &str) {
-    assert!(
-        started.elapsed() < limit,
-        "{what} did not happen within {limit:?}: {state}"
-    );
-}
-
-fn add() -> Signal {
-    Signal::new("tally.add", json!({}))
-}
-
 fn kill_and_restart(nats: &Nats, pg: &Postgres) {
     let signals: u64 = std::env::var("STRATAGEM_CLUSTER_SIGNALS")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(100_000);
+        .unwrap_or(30_000);
     let agents: u64 = 1_000.min(signals);
     let per_agent = signals / agents;
     let total = per_agent * agents;

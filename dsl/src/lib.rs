@@ -1,20 +1,42 @@
-//! The Stratagem compiler.
+//! The Stratagem compiler, for `build.rs`: [`Builder`] compiles `.agent` files into Rust that
+//! the crate includes with `stratagem::include_agents!`.
 //!
-//! Two front-ends ([`tokens`] for the procedural macros; `.agent` files) build one [`model`];
-//! one validator ([`check`]) collects every diagnostic; one code generator ([`emit`]) turns an
-//! accepted model into Rust. The macros call [`expand`]; `build.rs` and `agentc` use the same
-//! pipeline.
+//! ```no_run
+//! // build.rs
+//! fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     agent_dsl::Builder::new().compile(&["agents/order.agent"])?;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! The `agentc` binary (default feature `cli`) checks, formats, draws and expands files and
+//! explains error codes. The language is documented in the `stratagem` crate's guide
+//! (`stratagem::guide`).
+//!
+//! Inside, two front-ends (`tokens` for the procedural macros, `syntax` for `.agent` files) build
+//! one `model`; one validator (`check`) collects every diagnostic; one code generator (`emit`)
+//! turns an accepted model into Rust. Those modules are public for `agent-macros` and `agentc`
+//! only and hidden from the documentation: they are not a stable API.
 
 #![forbid(unsafe_code)]
 
+#[doc(hidden)]
 pub mod build;
+#[doc(hidden)]
 pub mod check;
+#[doc(hidden)]
 pub mod emit;
+#[doc(hidden)]
 pub mod expand;
+#[doc(hidden)]
 pub mod graph;
+#[doc(hidden)]
 pub mod model;
+#[doc(hidden)]
 pub mod report;
+#[doc(hidden)]
 pub mod syntax;
+#[doc(hidden)]
 pub mod tokens;
 
 pub use build::{BuildError, Builder};

@@ -31,7 +31,10 @@ fn check_exit_codes() {
 
     let ok = agentc(&["check", &good]);
     assert_eq!(ok.status.code(), Some(0), "{ok:?}");
-    assert!(ok.stderr.is_empty());
+    assert_eq!(
+        String::from_utf8(ok.stderr).unwrap(),
+        "checked 1 file: 1 agent, 0 behaviors, no errors\n"
+    );
 
     let failed = agentc(&["check", &good, &bad]);
     assert_eq!(failed.status.code(), Some(1));
@@ -95,7 +98,21 @@ fn fmt_check_rewrite_and_idempotence() {
     let dir = tempfile::tempdir().unwrap();
     let messy = VALID.replace("\n    ", "\n ").replace(" {\n", "{ ");
     let path = write(dir.path(), "messy.agent", &messy);
-    assert_eq!(agentc(&["fmt", "--check", &path]).status.code(), Some(1));
+    let checked = agentc(&["fmt", "--check", &path]);
+    assert_eq!(checked.status.code(), Some(1));
+    let diff = String::from_utf8(checked.stdout).unwrap();
+    assert!(
+        diff.starts_with(&format!("--- {path}\n+++ {path} (formatted)\n@@ -2,")),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("\n-agent Order{  description \"Takes orders\"\n"),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("\n+agent Order {\n+    description \"Takes orders\"\n"),
+        "{diff}"
+    );
     assert_eq!(
         std::fs::read_to_string(&path).unwrap(),
         messy,
@@ -108,6 +125,26 @@ fn fmt_check_rewrite_and_idempotence() {
     let broken = write(dir.path(), "broken.agent", "agent {");
     assert_eq!(agentc(&["fmt", &broken]).status.code(), Some(1));
     assert_eq!(std::fs::read_to_string(&broken).unwrap(), "agent {");
+}
+
+#[test]
+fn explain_prints_a_code_with_its_example() {
+    let out = agentc(&["explain", "E0305"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("## E0305: two unguarded rows for the same state and event\n"),
+        "{text}"
+    );
+    assert!(text.contains("Closed -> Locked on push\n"), "{text}");
+    assert!(!text.contains("E0306"), "one code only: {text}");
+    let unknown = agentc(&["explain", "E9999"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(
+        String::from_utf8(unknown.stderr)
+            .unwrap()
+            .contains("no error code `E9999`")
+    );
 }
 
 #[test]

@@ -1,5 +1,5 @@
 //! `agent_dsl::Builder` as a build script uses it: output files, rewriting only on change,
-//! errors with their rendering and `cargo::error=` lines.
+//! errors with their rendering (once) and a one-line `Debug`.
 
 use std::time::{Duration, SystemTime};
 
@@ -82,6 +82,11 @@ fn errors_fail_the_build_with_locations() {
     assert_eq!(*errors, 1);
     assert!(
         rendered.contains("error[E0203]: route target `ad` is not an action of agent `Counter`")
+    );
+    // What a build script's `main` prints after the rendering: one line, not a dump of it.
+    assert_eq!(
+        format!("{error:?}"),
+        "could not compile the agents due to 1 error (above)"
     );
     assert!(
         rendered.contains(&format!("--> {}:4:20", input.display())),

@@ -1,4 +1,4 @@
-//! The example of LANGUAGE.md (`tests/valid/language.agent`, copied verbatim) is accepted, and
+//! The language's reference example (`tests/valid/language.agent`) is accepted, and
 //! `fmt` keeps its meaning: the formatted file lowers to the same model.
 
 use agent_dsl::build::check_source;
@@ -56,5 +56,5 @@ fn the_example_agents_are_in_canonical_layout() {
         );
         seen += 1;
     }
-    assert_eq!(seen, 3);
+    assert_eq!(seen, 4);
 }

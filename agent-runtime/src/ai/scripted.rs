@@ -482,6 +482,33 @@ mod tests {
         );
     }
 
+    #[tokio::test]
+    async fn when_rules_answer_by_prompt_in_any_order() {
+        let model = ScriptedModel::parse(
+            "when \"second\" answer \"two\"\nwhen \"boom\" fail \"HTTP 500\"\nanswer \"in order\"",
+        )
+        .unwrap();
+        assert_eq!(
+            model.generate(request("the second")).await.unwrap().text,
+            "two"
+        );
+        assert_eq!(
+            model.generate(request("second again")).await.unwrap().text,
+            "two"
+        );
+        let err = model.generate(request("boom")).await.unwrap_err();
+        assert_eq!(err.message, "HTTP 500");
+        assert_eq!(
+            model.generate(request("other")).await.unwrap().text,
+            "in order"
+        );
+        model.assert_finished();
+        assert_eq!(model.requests().len(), 4);
+        let err = ScriptedModel::parse("when \"x\" shout \"y\"").unwrap_err();
+        assert!(err.message.contains("`answer` or `fail`"), "{err}");
+        assert!(ScriptedModel::parse("when x answer \"y\"").is_err());
+    }
+
     #[test]
     fn bad_scripts_name_the_line() {
         let err = ScriptedModel::parse("user \"q\"\ncall t {bad").unwrap_err();

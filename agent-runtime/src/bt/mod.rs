@@ -7,7 +7,7 @@
 //! [`Node::State`], a plain serializable value, so an agent checkpoints its tree's progress with
 //! it and `bt!` can build the structure once and share it.
 //!
-//! Semantics follow BehaviorTree.CPP, with the exact rules in `DESIGN.md`:
+//! Semantics follow BehaviorTree.CPP, with these exact rules (also in the `stratagem::guide::trees` chapter):
 //! - halting reaches only a node that is running; a halted node halts its running children (each
 //!   exactly once) and resets its own progress; completed children are reset, never halted;
 //! - `sequence`/`selector` resume at the running child; reactive ones re-tick from child 0 and
@@ -291,7 +291,9 @@ impl fmt::Display for DisplayDuration {
     }
 }
 
-/// Builds a cons list of child nodes: `nodes![a, b, c]` is `(a, (b, (c, ())))`.
+/// Builds a cons list of child nodes: `nodes![a, b, c]` is `(a, (b, (c, ())))`. For generated
+/// code and hand-built trees; hidden, since it lands at the crate root.
+#[doc(hidden)]
 #[macro_export]
 macro_rules! nodes {
     () => { () };

@@ -107,6 +107,9 @@ pub(super) struct Core {
     pub(super) stop_replies: Vec<oneshot::Sender<StopReport>>,
     pub(super) stats: Stats,
     pub(super) stop: Option<StopReason>,
+    /// `Error` directives of the `cmd` a `call` is waiting for that are still to be executed:
+    /// the caller gets them in its outcome, so they are logged at debug, not at error.
+    pub(super) errors_for_caller: usize,
 }
 
 /// Validates and starts an agent's task. Returns its handle and a receiver that fires once
@@ -171,6 +174,7 @@ pub(crate) fn spawn(
         stop_replies: Vec::new(),
         stats: Stats::default(),
         stop: None,
+        errors_for_caller: 0,
     };
     let (ready_tx, ready) = oneshot::channel();
     tokio::spawn(run(core, rx, restore, ready_tx));
@@ -404,7 +408,14 @@ impl Core {
             |agent| agent.handle_signal_with(router, signal),
         );
         let recorded = record.then(|| directives.clone());
+        if record {
+            self.errors_for_caller = directives
+                .iter()
+                .filter(|d| matches!(d, Directive::Error { .. }))
+                .count();
+        }
         self.execute(directives);
+        self.errors_for_caller = 0;
         let snapshot = self.after_step();
         recorded.map(|directives| CallOutcome {
             directives,

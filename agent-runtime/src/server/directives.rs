@@ -165,14 +165,27 @@ impl Core {
     pub(super) fn on_error(&mut self, error: AgentError, context: ErrorContext) {
         self.stats.errors += 1;
         let count = self.stats.errors;
-        tracing::error!(
-            agent = self.name(),
-            id = self.id(),
-            error = %error,
-            context = ?context,
-            count,
-            "agent error"
-        );
+        if self.errors_for_caller > 0 {
+            // A `call` returns this error to its caller, whose to report it is.
+            self.errors_for_caller -= 1;
+            tracing::debug!(
+                agent = self.name(),
+                id = self.id(),
+                error = %error,
+                context = ?context,
+                count,
+                "agent error, returned to the caller"
+            );
+        } else {
+            tracing::error!(
+                agent = self.name(),
+                id = self.id(),
+                error = %error,
+                context = ?context,
+                count,
+                "agent error"
+            );
+        }
         match self.options.error_policy.clone() {
             ErrorPolicy::LogOnly => {}
             ErrorPolicy::StopOnError => {

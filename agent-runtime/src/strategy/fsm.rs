@@ -2,7 +2,7 @@
 //!
 //! The generated code implements [`FsmSpec`] on the agent's state struct: its `<Agent>State` and
 //! `<Agent>Event` enums and a transition function that is a plain `match` on `(state, event)`.
-//! This module runs it with DESIGN.md's semantics:
+//! This module runs it with these semantics (the `stratagem::guide::fsm` chapter):
 //!
 //! - the rows of `(state, event)` are tried in declaration order; the first whose guard holds
 //!   fires: exit action of the source, the row's action, entry action of the target, then the

@@ -4,6 +4,7 @@ mod schema;
 
 use std::fmt;
 use std::future::Future;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -109,6 +110,14 @@ struct Inner {
     config: Config,
     location: String,
     reconnect: Reconnect,
+    /// Operations go round-robin over these: PostgreSQL runs one statement at a time per
+    /// connection, and commits on several connections share their WAL flushes.
+    slots: Vec<Slot>,
+    next: AtomicUsize,
+}
+
+#[derive(Default)]
+struct Slot {
     current: Mutex<Option<Arc<Connection>>>,
     /// Held while (re)connecting, so a lost connection is re-opened once, not by every caller.
     connecting: tokio::sync::Mutex<()>,
@@ -123,6 +132,17 @@ impl PostgresStore {
 
     /// [`connect`](PostgresStore::connect) with its own reconnection policy.
     pub async fn connect_with(url: &str, reconnect: Reconnect) -> Result<Self, StoreError> {
+        Self::connect_pool(url, reconnect, 1).await
+    }
+
+    /// [`connect_with`](PostgresStore::connect_with) over `connections` connections (at least
+    /// one), used in turn: what a cluster node uses, so the checkpoints of many agents are
+    /// written side by side.
+    pub async fn connect_pool(
+        url: &str,
+        reconnect: Reconnect,
+        connections: usize,
+    ) -> Result<Self, StoreError> {
         let config: Config = url.parse().map_err(|e| StoreError::Open {
             location: "<unparsable url>".to_string(),
             message: format!(
@@ -135,8 +155,8 @@ impl PostgresStore {
                 config,
                 location,
                 reconnect,
-                current: Mutex::new(None),
-                connecting: tokio::sync::Mutex::new(()),
+                slots: (0..connections.max(1)).map(|_| Slot::default()).collect(),
+                next: AtomicUsize::new(0),
             }),
         };
         store
@@ -158,17 +178,18 @@ impl PostgresStore {
         &self.inner.location
     }
 
-    fn current(&self) -> Option<Arc<Connection>> {
-        let slot = self.inner.current.lock().unwrap_or_else(|p| p.into_inner());
-        slot.as_ref().filter(|c| !c.client.is_closed()).cloned()
-    }
-
     async fn connection(&self) -> Result<Arc<Connection>, tokio_postgres::Error> {
-        if let Some(conn) = self.current() {
+        let slots = &self.inner.slots;
+        let slot = &slots[self.inner.next.fetch_add(1, Ordering::Relaxed) % slots.len()];
+        let current = || {
+            let current = slot.current.lock().unwrap_or_else(|p| p.into_inner());
+            current.as_ref().filter(|c| !c.client.is_closed()).cloned()
+        };
+        if let Some(conn) = current() {
             return Ok(conn);
         }
-        let _connecting = self.inner.connecting.lock().await;
-        if let Some(conn) = self.current() {
+        let _connecting = slot.connecting.lock().await;
+        if let Some(conn) = current() {
             return Ok(conn);
         }
         let (client, connection) = self.inner.config.connect(NoTls).await?;
@@ -182,7 +203,7 @@ impl PostgresStore {
         client.batch_execute(schema::MIGRATION).await?;
         let sql = Statements::prepare(&client).await?;
         let conn = Arc::new(Connection { client, sql });
-        *self.inner.current.lock().unwrap_or_else(|p| p.into_inner()) = Some(conn.clone());
+        *slot.current.lock().unwrap_or_else(|p| p.into_inner()) = Some(conn.clone());
         Ok(conn)
     }
 

@@ -232,4 +232,5 @@ impl Drop for Postgres {
     }
 }
 
+pub mod cluster;
 pub mod tally;

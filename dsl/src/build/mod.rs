@@ -11,8 +11,9 @@
 //! Each file `agents/<stem>.agent` becomes `$OUT_DIR/<stem>.rs`, formatted with prettyplease
 //! under an `@generated` header and written only when its content changed (so cargo does not
 //! rebuild for nothing); `stratagem::include_agents!("<stem>")` includes it. Every input gets a
-//! `cargo::rerun-if-changed` line. On error, each diagnostic becomes a `cargo::error=` line with
-//! `file:line:col`, the full rustc-style rendering goes to stderr, and `compile` returns `Err`.
+//! `cargo::rerun-if-changed` line. Warnings become `cargo::warning=` lines with `file:line:col`. On
+//! error the rustc-style rendering goes to stderr, once, and `compile` returns `Err`, whose
+//! `Debug` (what a `main` returning it prints) is a one-line summary.
 
 mod pipeline;
 
@@ -33,7 +34,9 @@ pub struct Builder {
 }
 
 /// Why [`Builder::compile`] failed.
-#[derive(Debug)]
+///
+/// Its `Debug` is its one-line summary: a build script's `main` returning `Err` prints it after
+/// the diagnostics, which `compile` has already rendered once on stderr.
 pub enum BuildError {
     /// An input could not be read or an output written.
     Io {
@@ -74,6 +77,19 @@ impl fmt::Display for BuildError {
                 "could not compile the agents due to {errors} error{}\n{rendered}",
                 if *errors == 1 { "" } else { "s" }
             ),
+        }
+    }
+}
+
+impl fmt::Debug for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildError::Diagnostics { errors, .. } => write!(
+                f,
+                "could not compile the agents due to {errors} error{} (above)",
+                if *errors == 1 { "" } else { "s" }
+            ),
+            other => fmt::Display::fmt(other, f),
         }
     }
 }
@@ -166,7 +182,9 @@ impl Builder {
         }
 
         let errors = diagnostics.iter().filter(|d| d.is_error()).count();
-        if !self.quiet {
+        // On success cargo hides a build script's stderr, so warnings go out as directives; on
+        // failure it shows stderr, and the rendering there is the one copy of each diagnostic.
+        if !self.quiet && errors == 0 {
             for line in cargo_directives(&sources, &diagnostics) {
                 println!("{line}");
             }

@@ -104,8 +104,8 @@ impl Diagnostic {
     }
 
     /// The diagnostic as one `syn::Error` at its span. `compile_error!` shows a single message
-    /// at a single place, so the help and the secondary locations ride along in the text, in
-    /// rustc's `= help:` / `= note:` style.
+    /// at a single place, so the help, the secondary locations and the code ride along in the
+    /// text, in rustc's `= help:` / `= note:` style.
     pub fn to_syn_error(&self) -> syn::Error {
         let mut text = self.message.clone();
         for note in &self.secondary {
@@ -125,6 +125,12 @@ impl Diagnostic {
         if let Some(help) = &self.help {
             text.push_str(&format!("\n  = help: {help}"));
         }
+        // `compile_error!` cannot say `error[E0305]`; the code rides in a note, as the way to
+        // read more about it.
+        text.push_str(&format!(
+            "\n  = note: `agentc explain {}` explains this error",
+            self.code
+        ));
         syn::Error::new(self.span.to_proc_macro(), text)
     }
 }

@@ -1,4 +1,4 @@
-//! FSM checks: every rule LANGUAGE.md lists for `transitions`, once, for both front-ends.
+//! FSM checks: every rule of `transitions` (E0301-E0311), once, for both front-ends.
 
 use std::collections::{HashMap, VecDeque};
 

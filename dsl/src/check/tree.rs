@@ -1,4 +1,4 @@
-//! Tree checks: every rule LANGUAGE.md lists for behaviour trees, once, for both front-ends.
+//! Tree checks: every rule of behaviour trees (E0401-E0408), once, for both front-ends.
 //!
 //! Node rules (thresholds, zero counts and durations, arguments) apply to every tree; name rules
 //! (unknown subtrees and behaviours, cycles) apply within one namespace: a `.agent` file, or one

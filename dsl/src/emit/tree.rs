@@ -131,6 +131,10 @@ pub fn bt_fallback(def: &BtDef) -> TokenStream {
                 quote! {
                     #[derive(Debug, Clone, Copy, Default)]
                     #vis struct #name;
+                    impl #name {
+                        pub const DOT: &'static str = "";
+                        pub const MERMAID: &'static str = "";
+                    }
                     impl #rt::Behavior<#state> for #name {
                         type Nodes = ();
                         const NAME: &'static str = #text;
@@ -159,6 +163,8 @@ fn behavior_item(cx: &Cx<'_>, behavior: &BehaviorDef) -> TokenStream {
         "The behaviour `{text}`: run it with `#[agent(strategy = BehaviorTree, tree = {text})]`.\n\n```text\n{}```",
         crate::graph::tree::text(&behavior.root)
     );
+    let dot = crate::graph::tree::dot(text, &behavior.root, cx.behaviors);
+    let mermaid = crate::graph::tree::mermaid(&behavior.root, cx.behaviors);
     quote! {
         #[doc = #doc]
         #[derive(Debug, Clone, Copy, Default)]
@@ -171,6 +177,13 @@ fn behavior_item(cx: &Cx<'_>, behavior: &BehaviorDef) -> TokenStream {
             fn with_tree<__V: #rt::TreeVisitor<#state, Self::Nodes>>(visitor: __V) -> __V::Output {
                 #body
             }
+        }
+
+        impl #name {
+            /// The behaviour as a Graphviz `digraph`, subtrees expanded.
+            pub const DOT: &'static str = #dot;
+            /// The behaviour as a Mermaid flowchart, subtrees expanded.
+            pub const MERMAID: &'static str = #mermaid;
         }
     }
 }

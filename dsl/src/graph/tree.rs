@@ -26,7 +26,8 @@ use crate::model::{BehaviorDef, DurationMs, Literal, NodeDef, NodeKind, find_beh
 
 /// The tree as a Graphviz `digraph` named `name`, top to bottom.
 ///
-/// Composites are boxes, decorators rounded boxes, actions bold boxes, conditions ellipses,
+/// Sequences are boxes, selectors hexagons, parallels parallelograms (each also marked `→`, `?`
+/// or `⇉`, as in Groot), decorators rounded boxes, actions bold boxes, conditions ellipses,
 /// `wait` and `subtree` dashed boxes.
 pub fn dot(name: &str, root: &NodeDef, behaviors: &[BehaviorDef]) -> String {
     let mut out = String::new();
@@ -45,13 +46,16 @@ pub fn dot(name: &str, root: &NodeDef, behaviors: &[BehaviorDef]) -> String {
     );
     for (id, node) in nodes.iter().enumerate() {
         let shape = match shape_of(&node.kind) {
-            Shape::Composite => "shape=box",
+            Shape::Sequence => "shape=box",
+            Shape::Selector => "shape=hexagon",
+            Shape::Parallel => "shape=parallelogram",
             Shape::Decorator => "shape=box, style=rounded",
             Shape::Action => "shape=box, style=bold",
             Shape::Condition => "shape=ellipse",
             Shape::Other => "shape=box, style=dashed",
         };
-        let _ = writeln!(out, "    n{id} [label={}, {shape}];", quote(&label(node)));
+        let text = format!("{}{}", marker(&node.kind), label(node));
+        let _ = writeln!(out, "    n{id} [label={}, {shape}];", quote(&text));
     }
     for (from, to) in edges {
         let _ = writeln!(out, "    n{from} -> n{to};");
@@ -60,8 +64,9 @@ pub fn dot(name: &str, root: &NodeDef, behaviors: &[BehaviorDef]) -> String {
     out
 }
 
-/// The tree as a Mermaid `flowchart TD`: composites as rectangles, decorators rounded, conditions
-/// as stadiums, `wait`/`subtree` as subroutines.
+/// The tree as a Mermaid `flowchart TD`: sequences as rectangles, selectors as hexagons,
+/// parallels as parallelograms, decorators rounded, conditions as stadiums, `wait`/`subtree` as
+/// subroutines; composites are also marked as in Groot (`→`, `?`, `⇉`).
 pub fn mermaid(root: &NodeDef, behaviors: &[BehaviorDef]) -> String {
     let mut out = String::from("flowchart TD\n");
     let mut nodes = Vec::new();
@@ -75,9 +80,11 @@ pub fn mermaid(root: &NodeDef, behaviors: &[BehaviorDef]) -> String {
         &mut edges,
     );
     for (id, node) in nodes.iter().enumerate() {
-        let text = label(node).replace('"', "#quot;");
+        let text = format!("{}{}", marker(&node.kind), label(node)).replace('"', "#quot;");
         let (open, close) = match shape_of(&node.kind) {
-            Shape::Composite | Shape::Action => ("[\"", "\"]"),
+            Shape::Sequence | Shape::Action => ("[\"", "\"]"),
+            Shape::Selector => ("{{\"", "\"}}"),
+            Shape::Parallel => ("[/\"", "\"/]"),
             Shape::Decorator => ("(\"", "\")"),
             Shape::Condition => ("([\"", "\"])"),
             Shape::Other => ("[[\"", "\"]]"),
@@ -137,7 +144,9 @@ pub fn label(node: &NodeDef) -> String {
 }
 
 enum Shape {
-    Composite,
+    Sequence,
+    Selector,
+    Parallel,
     Decorator,
     Action,
     Condition,
@@ -149,8 +158,20 @@ fn shape_of(kind: &NodeKind) -> Shape {
         NodeKind::Action { .. } => Shape::Action,
         NodeKind::Condition(_) => Shape::Condition,
         NodeKind::Wait(_) | NodeKind::Subtree(_) => Shape::Other,
+        NodeKind::Selector | NodeKind::ReactiveSelector => Shape::Selector,
+        NodeKind::Parallel { .. } => Shape::Parallel,
         k if k.arity() == Some(1) => Shape::Decorator,
-        _ => Shape::Composite,
+        _ => Shape::Sequence,
+    }
+}
+
+/// Groot's marks for composites, so the kind shows even where shapes do not.
+fn marker(kind: &NodeKind) -> &'static str {
+    match kind {
+        NodeKind::Sequence | NodeKind::ReactiveSequence => "→ ",
+        NodeKind::Selector | NodeKind::ReactiveSelector => "? ",
+        NodeKind::Parallel { .. } => "⇉ ",
+        _ => "",
     }
 }
 
@@ -241,9 +262,9 @@ mod tests {
         assert_eq!(
             dot,
             "digraph \"Sentry\" {\n    rankdir=TB;\n    node [fontname=\"Helvetica\"];\n    \
-             n0 [label=\"selector\", shape=box];\n    \
+             n0 [label=\"? selector\", shape=hexagon];\n    \
              n1 [label=\"condition idle\", shape=ellipse];\n    \
-             n2 [label=\"parallel(success = 2, failure = 1)\", shape=box];\n    \
+             n2 [label=\"⇉ parallel(success = 2, failure = 1)\", shape=parallelogram];\n    \
              n3 [label=\"action scan(side = \\\"left\\\", fast = true)\", shape=box, style=bold];\n    \
              n4 [label=\"wait(500ms)\", shape=box, style=dashed];\n    \
              n5 [label=\"subtree Report\", shape=box, style=dashed];\n    \
@@ -251,6 +272,26 @@ mod tests {
              n7 [label=\"action report\", shape=box, style=bold];\n    \
              n0 -> n1;\n    n0 -> n2;\n    n2 -> n3;\n    n2 -> n4;\n    n0 -> n5;\n    n5 -> n6;\n    n6 -> n7;\n}\n"
         );
+    }
+
+    #[test]
+    fn composites_differ_in_shape_and_mark() {
+        let def = parse(quote::quote! {
+            sequence {
+                selector { condition a  reactive_selector { condition b } }
+                parallel(success = 1) { reactive_sequence { condition c } }
+            }
+        });
+        let chart = mermaid(def.root.as_ref().unwrap(), &[]);
+        for shape in [
+            "n0[\"→ sequence\"]",
+            "n1{{\"? selector\"}}",
+            "n3{{\"? reactive_selector\"}}",
+            "n5[/\"⇉ parallel(success = 1)\"/]",
+            "n6[\"→ reactive_sequence\"]",
+        ] {
+            assert!(chart.contains(shape), "{shape} in\n{chart}");
+        }
     }
 
     #[test]
@@ -262,9 +303,9 @@ mod tests {
         let a = &def.behaviors[0].root;
         assert_eq!(
             mermaid(a, &def.behaviors),
-            "flowchart TD\n    n0[\"sequence\"]\n    n1[\"action say(text = #quot;hi#quot;)\"]\n    \
+            "flowchart TD\n    n0[\"→ sequence\"]\n    n1[\"action say(text = #quot;hi#quot;)\"]\n    \
              n2[[\"subtree B\"]]\n    n3(\"invert\")\n    n4[[\"subtree A\"]]\n    \
-             n5[\"sequence\"]\n    n6[\"action say(text = #quot;hi#quot;)\"]\n    n7[[\"subtree B\"]]\n    \
+             n5[\"→ sequence\"]\n    n6[\"action say(text = #quot;hi#quot;)\"]\n    n7[[\"subtree B\"]]\n    \
              n0 --> n1\n    n0 --> n2\n    n2 --> n3\n    n3 --> n4\n    n4 --> n5\n    n5 --> n6\n    n5 --> n7\n"
         );
     }

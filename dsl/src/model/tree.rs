@@ -30,7 +30,7 @@ pub struct NodeDef {
     pub span: Span,
 }
 
-/// The kinds of node LANGUAGE.md lists, with their parameters.
+/// The kinds of node the language has (the guide's `trees` chapter), with their parameters.
 #[derive(Debug, Clone, PartialEq)]
 pub enum NodeKind {
     /// `sequence { ... }`
@@ -124,7 +124,7 @@ pub struct BtDef {
 }
 
 impl NodeKind {
-    /// Every node keyword, in LANGUAGE.md's order: both front-ends list them in errors.
+    /// Every node keyword, in the grammar's order: both front-ends list them in errors.
     pub const KEYWORDS: &'static [&'static str] = &[
         "sequence",
         "reactive_sequence",

@@ -24,7 +24,10 @@ pub fn action(attr: TokenStream, item: &syn::Item) -> syn::Result<ActionDef> {
     let syn::Item::Fn(item) = item else {
         return Err(syn::Error::new_spanned(
             item_head(item),
-            "`#[action]` goes on a function\n  = help: write `#[action] fn name(state: &mut State, params: Params) -> Result<(), Error>`",
+            format!(
+                "`#[action]` goes on a function\n  = help: write `#[action] fn name(state: &mut State, params: Params) -> Result<(), Error>`{}",
+                super::common::explained(crate::check::codes::ACTION_ITEM)
+            ),
         ));
     };
     let sig = &item.sig;

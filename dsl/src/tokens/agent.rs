@@ -6,6 +6,7 @@ use syn::{Token, bracketed, parenthesized};
 
 use super::common::{self, options, unknown_option};
 use super::routes::routes;
+use crate::check::codes;
 use crate::check::suggest::{did_you_mean, list};
 use crate::model::{
     ActionRef, AgentDef, FsmDef, Name, Spanned, StateDef, StrategyDef, TreeStrategyDef,
@@ -51,13 +52,19 @@ pub fn agent(attr: TokenStream, item: &syn::Item) -> syn::Result<AgentDef> {
     let syn::Item::Struct(item) = item else {
         return Err(syn::Error::new_spanned(
             item_keyword(item),
-            "`#[agent]` goes on a struct: the struct is the agent's state",
+            format!(
+                "`#[agent]` goes on a struct: the struct is the agent's state{}",
+                common::explained(codes::UNSUPPORTED_ITEM)
+            ),
         ));
     };
     if !item.generics.params.is_empty() {
         return Err(syn::Error::new_spanned(
             &item.generics,
-            "agent structs cannot be generic\n  = help: the generated action table and router are per agent type; use a concrete state type",
+            format!(
+                "agent structs cannot be generic\n  = help: the generated action table and router are per agent type; use a concrete state type{}",
+                common::explained(codes::UNSUPPORTED_ITEM)
+            ),
         ));
     }
     let name = Spanned::new(item.ident.to_string(), item.ident.span());
@@ -198,7 +205,10 @@ fn strategy(input: ParseStream<'_>) -> syn::Result<StrategyDef> {
             });
             Err(syn::Error::new(
                 span,
-                format!("unknown strategy `{other}`\n  = help: {hint}"),
+                format!(
+                    "unknown strategy `{other}`\n  = help: {hint}{}",
+                    common::explained(codes::UNKNOWN_STRATEGY)
+                ),
             ))
         }
     }

@@ -5,6 +5,7 @@ use syn::ext::IdentExt;
 use syn::parse::ParseStream;
 use syn::{Ident, LitInt, Token};
 
+use crate::check::codes::{self, Code};
 use crate::check::suggest::{did_you_mean, list};
 use crate::model::{DurationMs, Name, Spanned};
 
@@ -69,8 +70,17 @@ pub fn unknown_option(span: PmSpan, option: &str, macro_name: &str, known: &[&st
         .unwrap_or_else(|| format!("expected {}", list(known)));
     syn::Error::new(
         span,
-        format!("unknown option `{option}` for `#[{macro_name}]`\n  = help: {hint}"),
+        format!(
+            "unknown option `{option}` for `#[{macro_name}]`\n  = help: {hint}{}",
+            explained(codes::UNKNOWN_OPTION)
+        ),
     )
+}
+
+/// The note that names a code, for errors raised while reading tokens (the checker's own
+/// diagnostics add it in `Diagnostic::to_syn_error`).
+pub fn explained(code: Code) -> String {
+    format!("\n  = note: `agentc explain {code}` explains this error")
 }
 
 /// Parses `key = value, key { ... }, ...` options until the end of input, handing each key to

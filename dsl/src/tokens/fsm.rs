@@ -1,6 +1,6 @@
 //! `transitions { ... }` of `#[agent(strategy = Fsm, ...)]` -> [`FsmDef`].
 //!
-//! The syntax is LANGUAGE.md's `fsm_part`, token for token, so a block moves between a macro and
+//! The syntax is the grammar's `fsm_part`, token for token, so a block moves between a macro and
 //! a `.agent` file by copy and paste:
 //!
 //! ```text

@@ -1,6 +1,6 @@
 //! Trees in macros: `bt! { ... }` and `tree = ...` of `#[agent(strategy = BehaviorTree)]`.
 //!
-//! The node syntax is LANGUAGE.md's `node`, token for token, so a tree moves between a macro and
+//! The node syntax is the grammar's `node`, token for token, so a tree moves between a macro and
 //! a `.agent` file by copy and paste:
 //!
 //! ```text

@@ -1,4 +1,4 @@
-//! The order from LANGUAGE.md, written in `agents/order.agent`, compiled by `build.rs` with
+//! The order of the guide, written in `agents/order.agent`, compiled by `build.rs` with
 //! `agent_dsl::Builder` and included with `stratagem::include_agents!`. `src/main.rs` runs it;
 //! `tests/` checks how it behaves.
 
@@ -13,6 +13,7 @@ pub mod agents {
     stratagem::include_agents!("order");
     stratagem::include_agents!("patrol");
     stratagem::include_agents!("helpdesk");
+    stratagem::include_agents!("reasoning");
 }
 
 /// The helpdesk's tools (`agents/helpdesk.agent`).

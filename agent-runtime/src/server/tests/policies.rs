@@ -120,3 +120,44 @@ async fn stop_after_n_counts_errors_over_the_whole_run() {
     assert_eq!(report.errors, 3);
     assert_eq!(report.snapshot.as_ref().map(|s| s.done()), Some(false));
 }
+
+/// Counts the ERROR events of the current thread (the test's runtime runs the agent's task on it).
+struct ErrorEvents(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl tracing::Subscriber for ErrorEvents {
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        true
+    }
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(1)
+    }
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, event: &tracing::Event<'_>) {
+        if *event.metadata().level() == tracing::Level::ERROR {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+    fn enter(&self, _: &tracing::span::Id) {}
+    fn exit(&self, _: &tracing::span::Id) {}
+}
+
+#[tokio::test]
+async fn an_error_returned_to_a_caller_is_not_also_logged_as_an_error() {
+    let errors = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let _subscriber = tracing::subscriber::set_default(ErrorEvents(errors.clone()));
+    let server = worker(Options::new()).await;
+    let outcome = server.call(signal("worker.fail", json!({}))).await.unwrap();
+    assert_eq!(outcome.errors().count(), 1);
+    let logged = || errors.load(std::sync::atomic::Ordering::Relaxed);
+    assert_eq!(logged(), 0, "the caller has the error");
+
+    // Nobody waits for a cast: its error is logged.
+    server.cast(signal("worker.fail", json!({}))).unwrap();
+    server
+        .call(signal("worker.count", json!({})))
+        .await
+        .unwrap();
+    assert_eq!(logged(), 1);
+    assert_eq!(server.stop().await.errors, 2, "both count for the policy");
+}

@@ -7,7 +7,8 @@ pub const USAGE: &str = "usage:
   agentc check FILE... [--message-format human|json]
   agentc fmt FILE... [--check]
   agentc graph FILE [--item NAME] [--format dot|mermaid]
-  agentc expand FILE";
+  agentc expand FILE
+  agentc explain CODE";
 
 /// How diagnostics are printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,6 +46,10 @@ pub enum Command {
     Expand {
         file: PathBuf,
         format: MessageFormat,
+    },
+    /// `agentc explain E0305`: the code's explanation.
+    Explain {
+        code: String,
     },
 }
 
@@ -135,9 +140,12 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Command, String
             file: one(files)?,
             format,
         }),
+        "explain" => Ok(Command::Explain {
+            code: one(files)?.display().to_string(),
+        }),
         "help" => Ok(Command::Help),
         other => Err(format!(
-            "unknown command `{other}`; expected `check`, `fmt`, `graph` or `expand`"
+            "unknown command `{other}`; expected `check`, `fmt`, `graph`, `expand` or `explain`"
         )),
     }
 }

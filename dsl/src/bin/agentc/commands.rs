@@ -36,6 +36,20 @@ pub fn run(command: Command) -> u8 {
             messages,
         } => graph(&file, item.as_deref(), format, messages),
         Command::Expand { file, format } => expand(&file, format),
+        Command::Explain { code } => explain(&code),
+    }
+}
+
+fn explain(code: &str) -> u8 {
+    match agent_dsl::check::explain::explain(code) {
+        Some(text) => {
+            println!("{text}");
+            OK
+        }
+        None => {
+            eprintln!("error: no error code `{code}`; codes look like `E0305`");
+            USAGE_OR_IO
+        }
     }
 }
 
@@ -96,19 +110,32 @@ fn check(files: &[PathBuf], format: MessageFormat) -> u8 {
         return USAGE_OR_IO;
     };
     let mut all = Vec::new();
-    for id in ids {
+    let (mut agents, mut behaviors) = (0, 0);
+    for &id in &ids {
         match check_source(id, sources.source(id)) {
-            Ok((_, warnings)) => all.extend(warnings),
+            Ok((def, warnings)) => {
+                agents += def.agents.len();
+                behaviors += def.behaviors.len();
+                all.extend(warnings);
+            }
             Err(diagnostics) => all.extend(diagnostics),
         }
     }
     print(&sources, &all, format);
     summary(&all, format);
     if all.iter().any(Diagnostic::is_error) {
-        ERRORS
-    } else {
-        OK
+        return ERRORS;
     }
+    if format == MessageFormat::Human {
+        let plural = |n: usize, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
+        eprintln!(
+            "checked {}: {}, {}, no errors",
+            plural(ids.len(), "file"),
+            plural(agents, "agent"),
+            plural(behaviors, "behavior")
+        );
+    }
+    OK
 }
 
 fn expand(file: &Path, format: MessageFormat) -> u8 {
@@ -150,7 +177,7 @@ fn fmt(files: &[PathBuf], check: bool, format: MessageFormat) -> u8 {
             continue;
         }
         if check {
-            eprintln!("`{}` is not formatted", path.display());
+            print!("{}", diff(&path.display().to_string(), source, &formatted));
             code = code.max(ERRORS);
         } else if let Err(e) = std::fs::write(path, &formatted) {
             eprintln!("error: cannot write `{}`: {e}", path.display());
@@ -253,4 +280,37 @@ fn graph(file: &Path, item: Option<&str>, format: GraphFormat, messages: Message
 enum Drawable<'a> {
     Fsm(&'a FsmDef),
     Tree(&'a NodeDef),
+}
+
+/// What `fmt` would change, as one unified-diff hunk: the lines between the common prefix and
+/// the common suffix (linear, so any file size is fine; formatting changes are local anyway).
+fn diff(path: &str, old: &str, new: &str) -> String {
+    let old: Vec<&str> = old.lines().collect();
+    let new: Vec<&str> = new.lines().collect();
+    let prefix = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
+    let suffix = old[prefix..]
+        .iter()
+        .rev()
+        .zip(new[prefix..].iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let removed = &old[prefix..old.len() - suffix];
+    let added = &new[prefix..new.len() - suffix];
+    if removed.is_empty() && added.is_empty() {
+        return format!("--- {path}\n+++ {path} (formatted)\nonly line endings differ\n");
+    }
+    let mut out = format!(
+        "--- {path}\n+++ {path} (formatted)\n@@ -{},{} +{},{} @@\n",
+        prefix + 1,
+        removed.len(),
+        prefix + 1,
+        added.len()
+    );
+    for line in removed {
+        out.push_str(&format!("-{line}\n"));
+    }
+    for line in added {
+        out.push_str(&format!("+{line}\n"));
+    }
+    out
 }

@@ -5,9 +5,10 @@
 //! agentc fmt FILE... [--check]
 //! agentc graph FILE [--item NAME] [--format dot|mermaid]
 //! agentc expand FILE
+//! agentc explain CODE
 //! ```
 //!
-//! Exit codes (LANGUAGE.md): 0 success (warnings allowed), 1 errors in a file (or, for
+//! Exit codes: 0 success (warnings allowed), 1 errors in a file (or, for
 //! `fmt --check`, a file that would change), 2 usage or I/O error.
 
 #![forbid(unsafe_code)]
