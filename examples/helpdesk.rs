@@ -94,24 +94,36 @@ fn open_ticket(desk: &mut Helpdesk, params: OpenTicket) -> Outcome {
 
 /// Prints each step as it happens.
 static PRINT_STEPS: Hooks<Helpdesk> = Hooks::new()
-    .on_step_start(|step: Step<'_>| println!("\nstep {}", step.number))
-    .on_reason(|_: Step<'_>, response: &stratagem::ai::LlmResponse| {
-        if response.tool_calls.is_empty() {
-            println!("  the model answers");
-        } else if !response.text.is_empty() {
-            println!("  reasoning:   {}", response.text.trim());
-        }
+    .on_step_start(|desk: &Helpdesk, step: Step<'_>| {
+        println!(
+            "\nstep {} ({} tickets open)",
+            step.number,
+            desk.tickets.len()
+        )
     })
-    .on_act(|_: Step<'_>, calls: &[stratagem::ai::ToolCall]| {
-        for call in calls {
-            println!("  tool call:   {}({})", call.name, call.arguments);
-        }
-    })
-    .on_observe(|_: Step<'_>, results: &[stratagem::ai::ToolResult]| {
-        for result in results {
-            println!("  observation: {} -> {}", result.name, result.content);
-        }
-    });
+    .on_reason(
+        |_: &Helpdesk, _: Step<'_>, response: &stratagem::ai::LlmResponse| {
+            if response.tool_calls.is_empty() {
+                println!("  the model answers");
+            } else if !response.text.is_empty() {
+                println!("  reasoning:   {}", response.text.trim());
+            }
+        },
+    )
+    .on_act(
+        |_: &Helpdesk, _: Step<'_>, calls: &[stratagem::ai::ToolCall]| {
+            for call in calls {
+                println!("  tool call:   {}({})", call.name, call.arguments);
+            }
+        },
+    )
+    .on_observe(
+        |_: &Helpdesk, _: Step<'_>, results: &[stratagem::ai::ToolResult]| {
+            for result in results {
+                println!("  observation: {} -> {}", result.name, result.content);
+            }
+        },
+    );
 
 const QUESTION: &str = "Hi, my order 1002 hasn't arrived yet. Where is it?";
 

@@ -374,14 +374,29 @@ fn run_async_json<S, A: AsyncAction<S>>(
     }
 }
 
-/// Deserializes an action's parameters from JSON. `null` (a signal without data) is read as `{}`
-/// when the type does not accept `null` itself, so actions whose fields are all optional work.
+/// Decodes an action's parameters from JSON, strictly: the value must have the shape of the
+/// closed schema the action advertises (see [`params`](crate::params)): an unknown field, at
+/// any depth, or an array where an object is expected is [`ActionErrorKind::InvalidParams`]
+/// naming where it is. `null` (a signal without data) is read as `{}` when the type does not
+/// accept `null` itself, so actions whose fields are all optional work.
+///
+/// [`ActionErrorKind::InvalidParams`]: crate::ActionErrorKind::InvalidParams
 pub fn decode_params<P: DeserializeOwned>(action: &str, params: Value) -> Result<P, ActionError> {
-    let was_null = params.is_null();
-    match serde_json::from_value::<P>(params) {
+    decode_params_ref(action, &params)
+}
+
+/// [`decode_params`] from a borrowed value (a signal's data, an event's parameters), which
+/// stays where it is.
+pub fn decode_params_ref<P: DeserializeOwned>(
+    action: &str,
+    params: &Value,
+) -> Result<P, ActionError> {
+    match crate::params::decode::<P>(params) {
         Ok(p) => Ok(p),
-        Err(first) if was_null => serde_json::from_value::<P>(Value::Object(Default::default()))
-            .map_err(|_| ActionError::invalid_params(action, first)),
+        Err(first) if params.is_null() => {
+            crate::params::decode::<P>(&Value::Object(Default::default()))
+                .map_err(|_| ActionError::invalid_params(action, first))
+        }
         Err(e) => Err(ActionError::invalid_params(action, e)),
     }
 }

@@ -304,7 +304,7 @@ pub fn route_with(
     }
     if instructions.is_empty() && !tick {
         return Err(AgentError::NoRoute {
-            signal_type: signal.signal_type.clone(),
+            signal_type: crate::quote::clip(&signal.signal_type),
         });
     }
     Ok((instructions, tick))

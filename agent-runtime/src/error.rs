@@ -138,7 +138,7 @@ impl ActionError {
             .unwrap_or_else(|| "a non-string payload".to_string());
         Self::with_kind(
             ActionErrorKind::Panicked,
-            format!("`{action}` panicked: {detail}"),
+            format!("`{action}` panicked: {}", crate::quote::clip(&detail)),
         )
     }
 
@@ -262,6 +262,17 @@ pub enum ErrorContext {
         /// The directive's kind (`"emit"`, `"spawn_agent"`, a custom kind).
         directive: String,
     },
+}
+
+impl ErrorContext {
+    /// Running `instruction`; its id and action name are kept cut (see
+    /// [`clip`](crate::quote::clip)), since both may come from a caller.
+    pub fn instruction(instruction: &crate::Instruction) -> Self {
+        ErrorContext::Instruction {
+            id: crate::quote::clip(&instruction.id),
+            action: crate::quote::clip(&instruction.action),
+        }
+    }
 }
 
 /// An error an agent reports as a [`Directive::Error`](crate::Directive::Error).

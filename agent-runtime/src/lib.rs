@@ -20,6 +20,8 @@ pub mod directive;
 pub mod error;
 pub mod exec;
 pub mod instruction;
+pub mod params;
+pub mod quote;
 pub mod route;
 pub mod runner;
 pub mod server;

@@ -1,6 +1,8 @@
 //! Step hooks (ProviderProtocol's `AgentStrategy`): called by the AI strategies at fixed points
 //! of each step. Within a step the order is start, reason, act, observe, end, then
-//! `stop_condition`; `on_complete` or `on_error` end the request. Steps are 1-based.
+//! `stop_condition`; `on_complete`, `on_error` or `on_cancel` end the request. Steps are
+//! 1-based. Every hook sees the agent's state, read-only, as it is at that point (after the
+//! step's sync tools ran, for `on_observe`).
 
 use super::model::{LlmResponse, ToolCall};
 use super::state::{AiFailure, AiResult, AiRun, ToolResult};
@@ -26,33 +28,38 @@ pub trait StepHooks<S>: Send + Sync {
         false
     }
     /// A step begins (its LLM call is about to be made).
-    fn on_step_start(&self, step: Step<'_>) {
-        let _ = step;
+    fn on_step_start(&self, state: &S, step: Step<'_>) {
+        let _ = (state, step);
     }
     /// The model answered.
-    fn on_reason(&self, step: Step<'_>, response: &LlmResponse) {
-        let _ = (step, response);
+    fn on_reason(&self, state: &S, step: Step<'_>, response: &LlmResponse) {
+        let _ = (state, step, response);
     }
     /// The model asked for these tool calls.
-    fn on_act(&self, step: Step<'_>, calls: &[ToolCall]) {
-        let _ = (step, calls);
+    fn on_act(&self, state: &S, step: Step<'_>, calls: &[ToolCall]) {
+        let _ = (state, step, calls);
     }
     /// Every tool call of the step has its result, in call order.
-    fn on_observe(&self, step: Step<'_>, results: &[ToolResult]) {
-        let _ = (step, results);
+    fn on_observe(&self, state: &S, step: Step<'_>, results: &[ToolResult]) {
+        let _ = (state, step, results);
     }
     /// A step ended.
-    fn on_step_end(&self, step: Step<'_>) {
-        let _ = step;
+    fn on_step_end(&self, state: &S, step: Step<'_>) {
+        let _ = (state, step);
     }
     /// The request ended with a result (including a fallback from `on_error`).
-    fn on_complete(&self, result: &AiResult) {
-        let _ = result;
+    fn on_complete(&self, state: &S, result: &AiResult) {
+        let _ = (state, result);
     }
     /// The request failed. Return a fallback answer to complete it with that answer instead.
-    fn on_error(&self, failure: &AiFailure) -> Option<String> {
-        let _ = failure;
+    fn on_error(&self, state: &S, failure: &AiFailure) -> Option<String> {
+        let _ = (state, failure);
         None
+    }
+    /// The request was cancelled (`ai.cancel`) during `step` (0 before its first model call
+    /// was made); the host aborts its model call and running tools.
+    fn on_cancel(&self, state: &S, step: Step<'_>) {
+        let _ = (state, step);
     }
 }
 
@@ -69,17 +76,19 @@ impl<S> StepHooks<S> for NoHooks {}
 /// # #[derive(Debug)] struct Helpdesk { tickets: Vec<String> }
 /// static HOOKS: Hooks<Helpdesk> = Hooks::new()
 ///     .stop_condition(|desk: &Helpdesk, _run: &AiRun| desk.tickets.len() >= 3)
-///     .on_error(|_failure| Some("Sorry, I cannot answer right now.".to_string()));
+///     .on_cancel(|desk, step| eprintln!("cancelled at step {} with {} tickets", step.number, desk.tickets.len()))
+///     .on_error(|_desk, _failure| Some("Sorry, I cannot answer right now.".to_string()));
 /// ```
 pub struct Hooks<S> {
     stop_condition: Option<fn(&S, &AiRun) -> bool>,
-    on_step_start: Option<fn(Step<'_>)>,
-    on_reason: Option<fn(Step<'_>, &LlmResponse)>,
-    on_act: Option<fn(Step<'_>, &[ToolCall])>,
-    on_observe: Option<fn(Step<'_>, &[ToolResult])>,
-    on_step_end: Option<fn(Step<'_>)>,
-    on_complete: Option<fn(&AiResult)>,
-    on_error: Option<fn(&AiFailure) -> Option<String>>,
+    on_step_start: Option<fn(&S, Step<'_>)>,
+    on_reason: Option<fn(&S, Step<'_>, &LlmResponse)>,
+    on_act: Option<fn(&S, Step<'_>, &[ToolCall])>,
+    on_observe: Option<fn(&S, Step<'_>, &[ToolResult])>,
+    on_step_end: Option<fn(&S, Step<'_>)>,
+    on_complete: Option<fn(&S, &AiResult)>,
+    on_error: Option<fn(&S, &AiFailure) -> Option<String>>,
+    on_cancel: Option<fn(&S, Step<'_>)>,
 }
 
 impl<S> std::fmt::Debug for Hooks<S> {
@@ -106,6 +115,7 @@ impl<S> Hooks<S> {
             on_step_end: None,
             on_complete: None,
             on_error: None,
+            on_cancel: None,
         }
     }
 
@@ -118,50 +128,57 @@ impl<S> Hooks<S> {
 
     /// Sets [`StepHooks::on_step_start`].
     #[must_use]
-    pub const fn on_step_start(mut self, f: fn(Step<'_>)) -> Self {
+    pub const fn on_step_start(mut self, f: fn(&S, Step<'_>)) -> Self {
         self.on_step_start = Some(f);
         self
     }
 
     /// Sets [`StepHooks::on_reason`].
     #[must_use]
-    pub const fn on_reason(mut self, f: fn(Step<'_>, &LlmResponse)) -> Self {
+    pub const fn on_reason(mut self, f: fn(&S, Step<'_>, &LlmResponse)) -> Self {
         self.on_reason = Some(f);
         self
     }
 
     /// Sets [`StepHooks::on_act`].
     #[must_use]
-    pub const fn on_act(mut self, f: fn(Step<'_>, &[ToolCall])) -> Self {
+    pub const fn on_act(mut self, f: fn(&S, Step<'_>, &[ToolCall])) -> Self {
         self.on_act = Some(f);
         self
     }
 
     /// Sets [`StepHooks::on_observe`].
     #[must_use]
-    pub const fn on_observe(mut self, f: fn(Step<'_>, &[ToolResult])) -> Self {
+    pub const fn on_observe(mut self, f: fn(&S, Step<'_>, &[ToolResult])) -> Self {
         self.on_observe = Some(f);
         self
     }
 
     /// Sets [`StepHooks::on_step_end`].
     #[must_use]
-    pub const fn on_step_end(mut self, f: fn(Step<'_>)) -> Self {
+    pub const fn on_step_end(mut self, f: fn(&S, Step<'_>)) -> Self {
         self.on_step_end = Some(f);
         self
     }
 
     /// Sets [`StepHooks::on_complete`].
     #[must_use]
-    pub const fn on_complete(mut self, f: fn(&AiResult)) -> Self {
+    pub const fn on_complete(mut self, f: fn(&S, &AiResult)) -> Self {
         self.on_complete = Some(f);
         self
     }
 
     /// Sets [`StepHooks::on_error`].
     #[must_use]
-    pub const fn on_error(mut self, f: fn(&AiFailure) -> Option<String>) -> Self {
+    pub const fn on_error(mut self, f: fn(&S, &AiFailure) -> Option<String>) -> Self {
         self.on_error = Some(f);
+        self
+    }
+
+    /// Sets [`StepHooks::on_cancel`].
+    #[must_use]
+    pub const fn on_cancel(mut self, f: fn(&S, Step<'_>)) -> Self {
+        self.on_cancel = Some(f);
         self
     }
 }
@@ -170,37 +187,42 @@ impl<S> StepHooks<S> for Hooks<S> {
     fn stop_condition(&self, state: &S, run: &AiRun) -> bool {
         self.stop_condition.is_some_and(|f| f(state, run))
     }
-    fn on_step_start(&self, step: Step<'_>) {
+    fn on_step_start(&self, state: &S, step: Step<'_>) {
         if let Some(f) = self.on_step_start {
-            f(step)
+            f(state, step)
         }
     }
-    fn on_reason(&self, step: Step<'_>, response: &LlmResponse) {
+    fn on_reason(&self, state: &S, step: Step<'_>, response: &LlmResponse) {
         if let Some(f) = self.on_reason {
-            f(step, response)
+            f(state, step, response)
         }
     }
-    fn on_act(&self, step: Step<'_>, calls: &[ToolCall]) {
+    fn on_act(&self, state: &S, step: Step<'_>, calls: &[ToolCall]) {
         if let Some(f) = self.on_act {
-            f(step, calls)
+            f(state, step, calls)
         }
     }
-    fn on_observe(&self, step: Step<'_>, results: &[ToolResult]) {
+    fn on_observe(&self, state: &S, step: Step<'_>, results: &[ToolResult]) {
         if let Some(f) = self.on_observe {
-            f(step, results)
+            f(state, step, results)
         }
     }
-    fn on_step_end(&self, step: Step<'_>) {
+    fn on_step_end(&self, state: &S, step: Step<'_>) {
         if let Some(f) = self.on_step_end {
-            f(step)
+            f(state, step)
         }
     }
-    fn on_complete(&self, result: &AiResult) {
+    fn on_complete(&self, state: &S, result: &AiResult) {
         if let Some(f) = self.on_complete {
-            f(result)
+            f(state, result)
         }
     }
-    fn on_error(&self, failure: &AiFailure) -> Option<String> {
-        self.on_error.and_then(|f| f(failure))
+    fn on_error(&self, state: &S, failure: &AiFailure) -> Option<String> {
+        self.on_error.and_then(|f| f(state, failure))
+    }
+    fn on_cancel(&self, state: &S, step: Step<'_>) {
+        if let Some(f) = self.on_cancel {
+            f(state, step)
+        }
     }
 }

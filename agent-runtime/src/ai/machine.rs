@@ -45,6 +45,8 @@ pub const LLM_RESPONSE: &str = "ai.llm.response";
 pub const CANCEL: &str = "ai.cancel";
 /// The result of an async tool call, from a host that ran it elsewhere (instead of the
 /// `RunInstruction` completion): data `{"call_id", "result"}` or `{"call_id", "error"}`.
+/// The strategies also emit it when a tool call has its result, for subscribers: data
+/// `{"request_id", "call_id", "name", "ok", "content"}` ([`ToolResult`] and the request).
 pub const TOOL_RESULT: &str = "ai.tool.result";
 /// A streamed piece of an answer, emitted by hosts to subscribers: data `{"request_id",
 /// "call_id", "delta"}`.
@@ -57,6 +59,12 @@ pub const REQUEST_STARTED: &str = "ai.request.started";
 pub const REQUEST_COMPLETED: &str = "ai.request.completed";
 /// A request failed, was cancelled or was refused: data `{"request_id", "reason", "message"}`.
 pub const REQUEST_FAILED: &str = "ai.request.failed";
+/// A model call failed: data `{"request_id", "call_id", "error"}` ([`LlmError`]). Emitted
+/// before the request ends (with `ai.request.failed`, or `ai.request.completed` when `on_error`
+/// gives a fallback answer).
+pub const REQUEST_ERROR: &str = "ai.request.error";
+/// A tool call starts: data `{"request_id", "call_id", "name", "arguments"}`.
+pub const TOOL_STARTED: &str = "ai.tool.started";
 
 /// The instructions for Chain of Thought.
 pub const COT_PROMPT: &str = "Think step by step. Write each step on its own line as `Step N: ...`, then give the answer on a last line starting with `Conclusion:`.";
@@ -285,10 +293,7 @@ impl<S: AiAgent> Machine<'_, S> {
     fn bad_instruction(&mut self, instruction: &Instruction, message: String) {
         self.out.push(Directive::error(
             AgentError::Strategy { message },
-            ErrorContext::Instruction {
-                id: instruction.id.clone(),
-                action: instruction.action.clone(),
-            },
+            ErrorContext::instruction(instruction),
         ));
     }
 
@@ -382,7 +387,7 @@ impl<S: AiAgent> Machine<'_, S> {
 
     fn start_step(&mut self) {
         self.run().step += 1;
-        self.hooks.on_step_start(self.step());
+        self.hooks.on_step_start(self.state, self.step());
         let react = self.running() == StrategyKind::React;
         let run = self.run();
         run.llm_calls += 1;
@@ -427,6 +432,11 @@ impl<S: AiAgent> Machine<'_, S> {
                     )
                 });
                 let request_id = self.run().request_id.clone();
+                self.emit(
+                    format!("{}/error", reply.call_id),
+                    REQUEST_ERROR,
+                    json!({"request_id": request_id, "call_id": reply.call_id, "error": error}),
+                );
                 return self.fail(AiFailure::Llm { request_id, error });
             }
         };
@@ -439,7 +449,7 @@ impl<S: AiAgent> Machine<'_, S> {
             USAGE,
             json!({"request_id": request_id, "call_id": reply.call_id, "usage": response.usage, "total": total}),
         );
-        self.hooks.on_reason(self.step(), &response);
+        self.hooks.on_reason(self.state, self.step(), &response);
         let running = self.running();
         if running.is_search() {
             self.search_reply(&reply.call_id, &response);
@@ -464,7 +474,7 @@ impl<S: AiAgent> Machine<'_, S> {
         self.run()
             .messages
             .push(ChatMessage::assistant(response.text, Vec::new()));
-        self.hooks.on_step_end(self.step());
+        self.hooks.on_step_end(self.state, self.step());
         let reason = if self.stop_condition() {
             Termination::StopCondition
         } else {
@@ -510,7 +520,7 @@ impl<S: AiAgent> Machine<'_, S> {
             })
             .collect();
         self.ai.phase = Phase::AwaitingTools;
-        self.hooks.on_act(self.step(), &calls);
+        self.hooks.on_act(self.state, self.step(), &calls);
         for index in 0..calls.len() {
             self.start_tool(index);
         }
@@ -524,6 +534,12 @@ impl<S: AiAgent> Machine<'_, S> {
             tool.call_id.clone(),
             tool.name.clone(),
             tool.arguments.clone(),
+        );
+        let request_id = self.run().request_id.clone();
+        self.emit(
+            format!("{call_id}/started"),
+            TOOL_STARTED,
+            json!({"request_id": request_id, "call_id": call_id, "name": name, "arguments": arguments}),
         );
         let outcome = match prepare::<S>(&name, arguments) {
             Err(message) => Some(Err(message)),
@@ -546,7 +562,7 @@ impl<S: AiAgent> Machine<'_, S> {
             },
         };
         if let Some(outcome) = outcome {
-            self.run().tools[index].result = Some(tool_result(call_id, name, outcome));
+            self.record_tool_result(index, tool_result(call_id, name, outcome));
         }
     }
 
@@ -598,7 +614,7 @@ impl<S: AiAgent> Machine<'_, S> {
                 },
             };
             let result = tool_result(instruction.id, instruction.action, outcome);
-            self.run().tools[index].result = Some(result);
+            self.record_tool_result(index, result);
             self.observe_if_complete();
             return;
         }
@@ -609,10 +625,7 @@ impl<S: AiAgent> Machine<'_, S> {
             .position(|id| *id == instruction.id)
         {
             self.ai.in_flight.remove(pos);
-            let context = ErrorContext::Instruction {
-                id: instruction.id.clone(),
-                action: instruction.action.clone(),
-            };
+            let context = ErrorContext::instruction(&instruction);
             match crate::strategy::complete_action(self.state, instruction) {
                 Ok(directives) => self.out.extend(directives),
                 Err(error) => self.out.push(Directive::error(error, context)),
@@ -650,8 +663,16 @@ impl<S: AiAgent> Machine<'_, S> {
             None => Ok(instruction.params.get("result").cloned()),
         };
         let name = self.run().tools[index].name.clone();
-        self.run().tools[index].result = Some(tool_result(call_id.to_string(), name, outcome));
+        self.record_tool_result(index, tool_result(call_id.to_string(), name, outcome));
         self.observe_if_complete();
+    }
+
+    /// Keeps a tool call's result for the round and tells subscribers (`ai.tool.result`).
+    fn record_tool_result(&mut self, index: usize, result: ToolResult) {
+        let mut data = serde_json::to_value(&result).unwrap_or(Value::Null);
+        data["request_id"] = Value::String(self.run().request_id.clone());
+        self.emit(format!("{}/result", result.call_id), TOOL_RESULT, data);
+        self.run().tools[index].result = Some(result);
     }
 
     fn observe_if_complete(&mut self) {
@@ -674,8 +695,8 @@ impl<S: AiAgent> Machine<'_, S> {
             run.messages.push(ChatMessage::user(REPEAT_NOTE));
         }
         run.previous_round = round;
-        self.hooks.on_observe(self.step(), &results);
-        self.hooks.on_step_end(self.step());
+        self.hooks.on_observe(self.state, self.step(), &results);
+        self.hooks.on_step_end(self.state, self.step());
         if self.stop_condition() {
             self.finish(Termination::StopCondition, None, Vec::new(), None);
         } else if self.run().llm_calls >= S::AI.max_iterations {
@@ -734,7 +755,7 @@ impl<S: AiAgent> Machine<'_, S> {
         };
         run.result = Some(result.clone());
         self.ai.phase = Phase::Completed;
-        self.hooks.on_complete(&result);
+        self.hooks.on_complete(self.state, &result);
         let id = format!("{}/completed", result.request_id);
         self.emit(
             id,
@@ -745,7 +766,7 @@ impl<S: AiAgent> Machine<'_, S> {
 
     fn fail(&mut self, failure: AiFailure) {
         let message = failure.to_string();
-        if let Some(fallback) = self.hooks.on_error(&failure) {
+        if let Some(fallback) = self.hooks.on_error(self.state, &failure) {
             let outcome = Concluded {
                 answer: Some(fallback),
                 ..Concluded::default()
@@ -793,6 +814,7 @@ impl<S: AiAgent> Machine<'_, S> {
             return;
         }
         let request_id = self.run().request_id.clone();
+        self.hooks.on_cancel(self.state, self.step());
         self.end_unsuccessfully(
             Termination::Cancelled,
             format!("request `{request_id}` was cancelled"),
@@ -800,10 +822,7 @@ impl<S: AiAgent> Machine<'_, S> {
     }
 
     fn direct(&mut self, instruction: Instruction) {
-        let context = ErrorContext::Instruction {
-            id: instruction.id.clone(),
-            action: instruction.action.clone(),
-        };
+        let context = ErrorContext::instruction(&instruction);
         let id = instruction.id.clone();
         match dispatch_action(self.state, instruction) {
             Dispatch::Completed(directives) => self.out.extend(directives),

@@ -18,7 +18,7 @@
 //!
 //! Signals and instructions the strategies understand or emit are the constants in this
 //! module ([`QUERY`], [`LLM_RESPONSE`], [`CANCEL`], [`TOOL_RESULT`], [`LLM_DELTA`], [`USAGE`],
-//! [`REQUEST_STARTED`], [`REQUEST_COMPLETED`], [`REQUEST_FAILED`]).
+//! [`REQUEST_STARTED`], [`REQUEST_COMPLETED`], [`REQUEST_FAILED`], [`REQUEST_ERROR`], [`TOOL_STARTED`]).
 
 mod adaptive;
 mod aot;
@@ -42,6 +42,7 @@ mod search;
 mod spec;
 mod state;
 mod strategies;
+mod tool_schema;
 mod tot;
 mod trm;
 
@@ -64,7 +65,8 @@ pub use hooks::{Hooks, NoHooks, Step, StepHooks};
 pub use kind::StrategyKind;
 pub use machine::{
     CANCEL, COD_PROMPT, COT_PROMPT, LLM_DELTA, LLM_RESPONSE, LlmReply, QUERY, REPEAT_NOTE,
-    REQUEST_COMPLETED, REQUEST_FAILED, REQUEST_STARTED, TOOL_RESULT, USAGE,
+    REQUEST_COMPLETED, REQUEST_ERROR, REQUEST_FAILED, REQUEST_STARTED, TOOL_RESULT, TOOL_STARTED,
+    USAGE,
 };
 pub use model::{
     ChatMessage, DeltaAccumulator, FinishReason, LanguageModel, LlmDelta, LlmError, LlmErrorKind,
@@ -86,5 +88,6 @@ pub use strategies::{
     Adaptive, AiStrategy, AlgorithmOfThoughts, ChainOfDraft, ChainOfThought, GraphOfThoughts,
     React, TreeOfThoughts, Trm,
 };
+pub use tool_schema::provider_schema;
 pub use tot::{NodeStatus, TOT_EVALUATION_PROMPT, TOT_GENERATION_PROMPT, ThoughtNode, TreeSearch};
 pub use trm::{Draft, Refinement, TRM_ANSWER_PROMPT, TRM_REFINE_PROMPT, parse_draft};

@@ -422,10 +422,10 @@ impl DeltaAccumulator {
                 }
                 let call = &mut self.calls[*index];
                 if let Some(id) = id {
-                    call.0.push_str(id);
+                    merge_piece(&mut call.0, id);
                 }
                 if let Some(name) = name {
-                    call.1.push_str(name);
+                    merge_piece(&mut call.1, name);
                 }
                 call.2.push_str(arguments);
             }
@@ -461,6 +461,19 @@ impl DeltaAccumulator {
             finish_reason,
             usage,
         })
+    }
+}
+
+/// Adds a streamed piece of a tool call's id or name. OpenAI sends each once, in the call's
+/// first chunk, but some servers and proxies repeat the whole value on every chunk (or send it
+/// growing): a piece that is the value so far, or extends it, replaces it; anything else is a
+/// fragment and is appended.
+fn merge_piece(so_far: &mut String, piece: &str) {
+    if piece.starts_with(so_far.as_str()) {
+        so_far.clear();
+        so_far.push_str(piece);
+    } else {
+        so_far.push_str(piece);
     }
 }
 

@@ -45,6 +45,7 @@ struct Inner {
     url: String,
     key: Option<Key>,
     retry: ExecOptions,
+    strict_tools: bool,
     stream_limits: EventStreamLimits,
 }
 
@@ -84,6 +85,7 @@ impl OpenAiCompatible {
                 url,
                 key: None,
                 retry: ExecOptions::DEFAULT,
+                strict_tools: false,
                 stream_limits: EventStreamLimits::DEFAULT,
             }),
         }
@@ -106,6 +108,7 @@ impl OpenAiCompatible {
                 value: k.value.clone(),
             }),
             retry: shared.retry,
+            strict_tools: shared.strict_tools,
             stream_limits: shared.stream_limits,
         });
         f(&mut inner);
@@ -143,6 +146,15 @@ impl OpenAiCompatible {
     #[must_use]
     pub fn timeout(self, timeout: Duration) -> Self {
         self.with(|inner| inner.retry.timeout = timeout)
+    }
+
+    /// Marks every tool `"strict": true` and lists all its properties as required, for
+    /// endpoints with structured outputs (OpenAI's strict mode); off by default, since other
+    /// servers may refuse the flag. Tool schemas always go out without `$schema` and
+    /// non-standard `format`s (see [`provider_schema`](super::provider_schema)).
+    #[must_use]
+    pub fn strict_tools(self, strict: bool) -> Self {
+        self.with(|inner| inner.strict_tools = strict)
     }
 
     /// Caps on a streamed answer's lines and events ([`EventStreamLimits::DEFAULT`] unless
@@ -278,7 +290,7 @@ fn api_message(body: &str) -> Option<String> {
 }
 
 /// The request as OpenAI's chat completions expect it.
-pub(crate) fn request_body(request: &LlmRequest, stream: bool) -> Value {
+pub(crate) fn request_body(request: &LlmRequest, stream: bool, strict_tools: bool) -> Value {
     let messages: Vec<Value> = request.messages.iter().map(message_json).collect();
     let mut body = json!({ "model": request.model, "messages": messages });
     if !request.tools.is_empty() {
@@ -286,9 +298,14 @@ pub(crate) fn request_body(request: &LlmRequest, stream: bool) -> Value {
             .tools
             .iter()
             .map(|t| {
-                json!({"type": "function", "function": {
-                    "name": t.name, "description": t.description, "parameters": t.parameters,
-                }})
+                let parameters = super::provider_schema(&t.parameters, strict_tools);
+                let mut function = json!({
+                    "name": t.name, "description": t.description, "parameters": parameters,
+                });
+                if strict_tools {
+                    function["strict"] = Value::Bool(true);
+                }
+                json!({"type": "function", "function": function})
             })
             .collect();
         body["tool_choice"] = match &request.tool_choice {
@@ -578,7 +595,7 @@ impl LanguageModel for OpenAiCompatible {
     fn generate(&self, request: LlmRequest) -> BoxFuture<'static, Result<LlmResponse, LlmError>> {
         let inner = self.inner.clone();
         Box::pin(async move {
-            let body = request_body(&request, false);
+            let body = request_body(&request, false, inner.strict_tools);
             let response = inner.send(&body).await?;
             let text = match tokio::time::timeout(inner.retry.timeout, response.text()).await {
                 Err(_) => {
@@ -622,7 +639,7 @@ impl LanguageModel for OpenAiCompatible {
                 match state {
                     State::Done => return None,
                     State::Start(inner, request) => {
-                        let body = request_body(&request, true);
+                        let body = request_body(&request, true, inner.strict_tools);
                         match inner.send(&body).await {
                             Err(e) => return Some((Err(e), State::Done)),
                             Ok(response) => {

@@ -340,6 +340,83 @@ async fn a_streamed_answer_with_tool_call_deltas_split_across_chunks() {
     assert_eq!(body["stream_options"]["include_usage"], true);
 }
 
+/// Some servers and proxies repeat the call's `id` and `name` on every chunk.
+#[tokio::test]
+async fn tool_call_chunks_that_repeat_id_and_name_make_one_call() {
+    let repeated = |arguments: &str| {
+        delta_chunk(
+            json!({"tool_calls": [{"index": 0, "id": "call_a", "type": "function", "function": {"name": "lookup_order", "arguments": arguments}}]}),
+            None,
+        )
+    };
+    let pieces = vec![
+        repeated(""),
+        repeated("{\"id\""),
+        repeated(": 4"),
+        repeated("2}"),
+        delta_chunk(json!({}), Some("tool_calls")),
+        "data: [DONE]\n\n".to_string(),
+    ];
+    let server = serve(vec![Reply::Events(pieces)]).await;
+    let response = collect_stream(provider(&server, 1, 5_000).stream(with_tools()), |_| {})
+        .await
+        .unwrap();
+    assert_eq!(
+        response.tool_calls,
+        [ToolCall {
+            id: "call_a".into(),
+            name: "lookup_order".into(),
+            arguments: json!({"id": 42}),
+        }]
+    );
+}
+
+#[tokio::test]
+async fn tool_schemas_go_out_as_strict_validators_accept_them() {
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Lookup {
+        id: u64,
+        note: Option<String>,
+    }
+    let mut request = request();
+    request.tools = Arc::from(vec![ToolSpec {
+        name: "lookup_order".into(),
+        description: "Looks up an order".into(),
+        parameters: crate::action::closed_schema::<Lookup>(),
+    }]);
+    let answer = || {
+        ok(completion(
+            json!({"role": "assistant", "content": "ok"}),
+            "stop",
+        ))
+    };
+    let server = serve(vec![answer(), answer()]).await;
+    provider(&server, 1, 5_000)
+        .generate(request.clone())
+        .await
+        .unwrap();
+    provider(&server, 1, 5_000)
+        .strict_tools(true)
+        .generate(request)
+        .await
+        .unwrap();
+    let requests = server.requests.lock().unwrap();
+    let plain = &requests[0].1["tools"][0]["function"];
+    assert!(plain.get("strict").is_none());
+    assert!(plain["parameters"].get("$schema").is_none(), "{plain}");
+    assert_eq!(
+        plain["parameters"]["properties"]["id"],
+        json!({"type": "integer", "minimum": 0}),
+        "no `uint64` format"
+    );
+    assert_eq!(plain["parameters"]["required"], json!(["id"]));
+    let strict = &requests[1].1["tools"][0]["function"];
+    assert_eq!(strict["strict"], true);
+    assert_eq!(strict["parameters"]["required"], json!(["id", "note"]));
+    assert_eq!(strict["parameters"]["additionalProperties"], false);
+}
+
 #[tokio::test]
 async fn rate_limited_then_success_is_retried() {
     let server = serve(vec![

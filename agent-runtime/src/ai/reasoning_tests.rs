@@ -114,9 +114,9 @@ agent!(
 );
 
 static FALLBACK: Hooks<Rescued> = Hooks::new()
-    .on_step_start(|step| record(format!("start {}", step.number)))
-    .on_step_end(|step| record(format!("end {}", step.number)))
-    .on_error(|_| Some("no idea, sorry".to_string()));
+    .on_step_start(|_, step| record(format!("start {}", step.number)))
+    .on_step_end(|_, step| record(format!("end {}", step.number)))
+    .on_error(|_, _| Some("no idea, sorry".to_string()));
 agent!(
     Rescued,
     TreeOfThoughts,

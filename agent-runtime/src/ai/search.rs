@@ -264,7 +264,7 @@ impl<S: AiAgent> Machine<'_, S> {
     pub(super) fn start_search(&mut self, kind: StrategyKind) {
         self.ai.phase = Phase::AwaitingLlm;
         self.run().step = 1;
-        self.hooks.on_step_start(self.step());
+        self.hooks.on_step_start(self.state, self.step());
         let calls_left = self.budget_left();
         let config = S::AI.reasoning;
         let run = self.ai.run.as_mut().expect("a search runs in a request");
@@ -303,7 +303,7 @@ impl<S: AiAgent> Machine<'_, S> {
         if !self.run_ref().calls.is_empty() {
             return;
         }
-        self.hooks.on_step_end(self.step());
+        self.hooks.on_step_end(self.state, self.step());
         if self.stop_condition() {
             return self.end_search(Termination::StopCondition);
         }
@@ -313,7 +313,7 @@ impl<S: AiAgent> Machine<'_, S> {
             None if self.run_ref().calls.is_empty() => self.end_search(Termination::Budget),
             None => {
                 self.run().step += 1;
-                self.hooks.on_step_start(self.step());
+                self.hooks.on_step_start(self.state, self.step());
             }
         }
     }

@@ -15,6 +15,7 @@ use crate::agent::{Agent, AgentSpec};
 use crate::directive::Directive;
 use crate::error::ActionError;
 use crate::instruction::Instruction;
+use crate::signal::Signal;
 use crate::snapshot::Status;
 
 // ---------------------------------------------------------------- a hand-written helpdesk
@@ -170,30 +171,39 @@ impl<S: HasStop> StepHooks<S> for Recorder {
         record(format!("stop_condition {} -> {stop}", run.step));
         stop
     }
-    fn on_step_start(&self, step: Step<'_>) {
+    fn on_step_start(&self, _state: &S, step: Step<'_>) {
         record(format!("start {}", step.number));
     }
-    fn on_reason(&self, step: Step<'_>, response: &LlmResponse) {
+    fn on_reason(&self, _state: &S, step: Step<'_>, response: &LlmResponse) {
         record(format!("reason {} {:?}", step.number, response.text));
     }
-    fn on_act(&self, step: Step<'_>, calls: &[ToolCall]) {
+    fn on_act(&self, _state: &S, step: Step<'_>, calls: &[ToolCall]) {
         let names: Vec<&str> = calls.iter().map(|c| c.name.as_str()).collect();
         record(format!("act {} {}", step.number, names.join(",")));
     }
-    fn on_observe(&self, step: Step<'_>, results: &[ToolResult]) {
+    fn on_observe(&self, _state: &S, step: Step<'_>, results: &[ToolResult]) {
         let oks: Vec<String> = results
             .iter()
             .map(|r| format!("{}:{}", r.name, r.ok))
             .collect();
         record(format!("observe {} {}", step.number, oks.join(",")));
     }
-    fn on_step_end(&self, step: Step<'_>) {
+    fn on_step_end(&self, _state: &S, step: Step<'_>) {
         record(format!("end {}", step.number));
     }
-    fn on_complete(&self, result: &AiResult) {
+    fn on_complete(&self, _state: &S, result: &AiResult) {
         record(format!("complete {}", result.reason.as_str()));
     }
-    fn on_error(&self, failure: &AiFailure) -> Option<String> {
+    fn on_cancel(&self, state: &S, step: Step<'_>) {
+        // Hooks see the agent's state: here, what the request did before it was cancelled.
+        record(format!(
+            "cancel {} at step {} with {} tickets",
+            step.request_id,
+            step.number,
+            state.tickets()
+        ));
+    }
+    fn on_error(&self, _state: &S, failure: &AiFailure) -> Option<String> {
         record(format!("error {}", failure.request_id()));
         FALLBACK.with(|f| f.borrow().clone())
     }
@@ -201,8 +211,12 @@ impl<S: HasStop> StepHooks<S> for Recorder {
 
 trait HasStop {
     fn should_stop(&self) -> bool;
+    fn tickets(&self) -> usize;
 }
 impl HasStop for Desk {
+    fn tickets(&self) -> usize {
+        self.tickets.len()
+    }
     fn should_stop(&self) -> bool {
         self.stop_at.is_some_and(|n| self.tickets.len() >= n)
     }
@@ -327,7 +341,30 @@ fn tool_calls_run_apply_their_changes_and_feed_results_in_call_order() {
         next.request.messages[3].tool_call_id.as_deref(),
         Some("p-lookup_order")
     );
-    assert_eq!(emitted(&out), [USAGE]);
+    assert_eq!(
+        emitted(&out),
+        [USAGE, TOOL_STARTED, TOOL_RESULT, TOOL_STARTED, TOOL_RESULT],
+        "tool progress is published"
+    );
+    let published: Vec<&Signal> = out
+        .iter()
+        .filter_map(|d| match d {
+            Directive::Emit(s) if s.signal_type.starts_with("ai.tool.") => Some(s),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(published[0].id, "r1/tool/1/0/started");
+    assert_eq!(
+        published[0].data,
+        json!({"request_id": "r1", "call_id": "r1/tool/1/0", "name": "lookup_order", "arguments": {"id": 42}})
+    );
+    assert_eq!(published[1].data["request_id"], "r1");
+    assert_eq!(published[1].data["name"], "lookup_order");
+    assert_eq!(published[1].data["ok"], true);
+    assert_eq!(
+        published[1].data["content"],
+        r#"{"id":42,"status":"shipped"}"#
+    );
 
     let out = agent.cmd(reply(
         "r1/llm/2",
@@ -434,7 +471,10 @@ fn max_iterations_ends_the_request_as_completed() {
             assert_eq!(calls(&out).len(), 1, "call {n}: {out:?}");
         } else {
             assert!(calls(&out).is_empty(), "{out:?}");
-            assert_eq!(emitted(&out), [USAGE, REQUEST_COMPLETED]);
+            assert_eq!(
+                emitted(&out),
+                [USAGE, TOOL_STARTED, TOOL_RESULT, REQUEST_COMPLETED]
+            );
         }
     }
     let result = agent
@@ -454,8 +494,10 @@ fn max_iterations_ends_the_request_as_completed() {
 #[test]
 fn cancel_ends_the_request_and_later_results_are_ignored() {
     let mut agent = started("r1");
+    agent.state_mut().tickets.push("earlier".into());
     let out = agent.cmd(Instruction::new(CANCEL, Value::Null));
     assert_eq!(emitted(&out), [REQUEST_FAILED]);
+    assert_eq!(events(), ["cancel r1 at step 1 with 1 tickets"]);
     let Directive::Emit(signal) = &out[0] else {
         panic!()
     };
@@ -706,9 +748,15 @@ fn a_model_failure_fails_the_request_unless_on_error_falls_back() {
     let mut agent = started("r1");
     let err = LlmError::new(LlmErrorKind::Server, "HTTP 500 after 2 attempts").with_status(500);
     let out = agent.cmd(LlmReply::new("r1/llm/1", Err(err.clone())).into_instruction());
-    assert_eq!(emitted(&out), [REQUEST_FAILED]);
+    assert_eq!(emitted(&out), [REQUEST_ERROR, REQUEST_FAILED]);
+    let Directive::Emit(error) = &out[0] else {
+        panic!("{out:?}")
+    };
+    assert_eq!(error.data["call_id"], "r1/llm/1");
+    assert_eq!(error.data["request_id"], "r1");
+    assert_eq!(error.data["error"]["status"], 500);
     assert!(
-        out[1].as_error().unwrap().to_string().contains("HTTP 500"),
+        out[2].as_error().unwrap().to_string().contains("HTTP 500"),
         "{out:?}"
     );
     assert_eq!(agent.snapshot().status, Status::Failure);
@@ -718,7 +766,7 @@ fn a_model_failure_fails_the_request_unless_on_error_falls_back() {
     let mut agent = started("r2");
     let out = agent.cmd(LlmReply::new("r2/llm/1", Err(err)).into_instruction());
     FALLBACK.with(|f| *f.borrow_mut() = None);
-    assert_eq!(emitted(&out), [REQUEST_COMPLETED]);
+    assert_eq!(emitted(&out), [REQUEST_ERROR, REQUEST_COMPLETED]);
     assert!(out.iter().all(|d| d.as_error().is_none()));
     let result = agent
         .strategy_state()
@@ -792,20 +840,20 @@ impl AiAgent for Thinker {
 }
 struct ThinkRecorder;
 impl StepHooks<Thinker> for ThinkRecorder {
-    fn on_step_start(&self, step: Step<'_>) {
+    fn on_step_start(&self, _state: &Thinker, step: Step<'_>) {
         record(format!("start {}", step.number));
     }
-    fn on_reason(&self, step: Step<'_>, _: &LlmResponse) {
+    fn on_reason(&self, _state: &Thinker, step: Step<'_>, _: &LlmResponse) {
         record(format!("reason {}", step.number));
     }
-    fn on_step_end(&self, step: Step<'_>) {
+    fn on_step_end(&self, _state: &Thinker, step: Step<'_>) {
         record(format!("end {}", step.number));
     }
     fn stop_condition(&self, _: &Thinker, _: &AiRun) -> bool {
         record("stop_condition".into());
         false
     }
-    fn on_complete(&self, result: &AiResult) {
+    fn on_complete(&self, _state: &Thinker, result: &AiResult) {
         record(format!("complete {}", result.reason.as_str()));
     }
 }

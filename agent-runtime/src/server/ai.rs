@@ -4,6 +4,7 @@
 //! internal lane and is routed to the agent as an `ai.llm.response` signal.
 
 use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use futures::FutureExt;
 use serde_json::json;
@@ -23,8 +24,20 @@ use super::options::Options;
 /// A model call the server is running.
 pub(super) struct LlmInFlight {
     pub(super) call: LlmCall,
+    /// Which run of the call this is: a call id can be made again (a request id reused after a
+    /// cancel), and only the latest run's answer may reach the agent.
+    pub(super) run: u64,
     pub(super) abort: tokio::task::AbortHandle,
 }
+
+/// What a model call's task sends back: its answer, tagged with the run it belongs to.
+pub(crate) struct LlmOutcome {
+    run: u64,
+    reply: LlmReply,
+}
+
+/// Numbers model-call runs across the process, so a run is never confused with another.
+static NEXT_RUN: AtomicU64 = AtomicU64::new(0);
 
 fn failed(message: String) -> Box<Directive> {
     Box::new(Directive::error(
@@ -65,15 +78,41 @@ pub(super) fn check_models(agent: &dyn DynAgent, options: &Options) -> Result<()
 impl Core {
     /// Starts a model call in its own task.
     pub(super) fn run_llm(&mut self, call: LlmCall) -> Result<(), Box<Directive>> {
-        if self
+        let run = NEXT_RUN.fetch_add(1, Ordering::Relaxed);
+        if let Some(pos) = self
             .llm_calls
             .iter()
-            .any(|c| c.call.call_id == call.call_id)
+            .position(|c| c.call.call_id == call.call_id)
         {
-            return Err(failed(format!(
-                "model call `{}` is already running",
-                call.call_id
-            )));
+            // The strategy asks again for a call that is still running: the running one is
+            // stopped (its answer belongs to an earlier request) and the new one is refused,
+            // as a failed model call, so the refusal reaches the request's result.
+            let earlier = self.llm_calls.remove(pos);
+            earlier.abort.abort();
+            let error = LlmError::new(
+                LlmErrorKind::Other,
+                format!(
+                    "model call `{}` is already running; the earlier call was stopped",
+                    call.call_id
+                ),
+            );
+            let refusal = LlmReply::new(call.call_id.clone(), Err(error));
+            let tx = self.self_tx.clone();
+            let task = tokio::spawn(async move {
+                if let Some(tx) = tx.upgrade() {
+                    let outcome = LlmOutcome {
+                        run,
+                        reply: refusal,
+                    };
+                    let _ = tx.send(Message::internal(Internal::Llm(outcome)));
+                }
+            });
+            self.llm_calls.push(LlmInFlight {
+                call,
+                run,
+                abort: task.abort_handle(),
+            });
+            return Ok(());
         }
         let Some(models) = self.options.models.as_ref() else {
             return Err(failed(format!(
@@ -90,7 +129,7 @@ impl Core {
         let source = self.source();
         let of = call.clone();
         let task = tokio::spawn(async move {
-            let run = async {
+            let answer = async {
                 let (provider, model) = resolved.map_err(LlmError::from)?;
                 let mut request = of.request.clone();
                 request.model = model;
@@ -117,7 +156,7 @@ impl Core {
                 })
                 .await
             };
-            let result = AssertUnwindSafe(run)
+            let result = AssertUnwindSafe(answer)
                 .catch_unwind()
                 .await
                 .unwrap_or_else(|_| {
@@ -128,22 +167,26 @@ impl Core {
                 });
             if let Some(tx) = tx.upgrade() {
                 let reply = LlmReply::new(of.call_id.clone(), result);
-                let _ = tx.send(Message::internal(Internal::Llm(reply)));
+                let outcome = LlmOutcome { run, reply };
+                let _ = tx.send(Message::internal(Internal::Llm(outcome)));
             }
         });
         self.llm_calls.push(LlmInFlight {
             call,
+            run,
             abort: task.abort_handle(),
         });
         Ok(())
     }
 
-    /// A model call finished: route its answer to the agent.
-    pub(super) fn on_llm_reply(&mut self, reply: LlmReply) {
+    /// A model call finished: route its answer to the agent, unless the call was stopped or
+    /// made again since (the answer belongs to an earlier run).
+    pub(super) fn on_llm_reply(&mut self, outcome: LlmOutcome) {
+        let LlmOutcome { run, reply } = outcome;
         let Some(pos) = self
             .llm_calls
             .iter()
-            .position(|c| c.call.call_id == reply.call_id)
+            .position(|c| c.run == run && c.call.call_id == reply.call_id)
         else {
             return;
         };

@@ -145,6 +145,7 @@ pub(crate) fn spawn(
         name,
         id: agent.id().into(),
         capacity: options.mailbox_capacity,
+        max_signal_bytes: options.max_signal_bytes,
         queued: Default::default(),
         call_timeout: options.call_timeout,
         event_capacity: options.event_capacity,

@@ -53,6 +53,21 @@ pub enum ServerError {
         /// The attribute at fault and why.
         error: SignalError,
     },
+    /// The signal is larger than `Options::max_signal_bytes`: refused, nothing processed.
+    #[error(
+        "signal {signal_type} to agent `{agent}` (`{id}`) was refused: as JSON it takes more than {} (`Options::max_signal_bytes`); nothing was processed: send less, or raise the limit",
+        crate::quote::ByteSize(*limit)
+    )]
+    SignalTooLarge {
+        /// The agent type.
+        agent: &'static str,
+        /// The agent's id.
+        id: String,
+        /// The signal's type, quoted (and cut if long).
+        signal_type: String,
+        /// The limit, in bytes.
+        limit: usize,
+    },
     /// The agent has stopped (or is stopping): nothing was delivered.
     #[error("agent `{agent}` (`{id}`) has stopped; nothing was delivered")]
     Stopped {

@@ -30,6 +30,7 @@ pub(crate) struct Shared {
     pub(crate) name: &'static str,
     pub(crate) id: Box<str>,
     pub(crate) capacity: usize,
+    pub(crate) max_signal_bytes: usize,
     /// Signals in the mailbox not yet taken by the agent.
     pub(crate) queued: AtomicUsize,
     pub(crate) call_timeout: Duration,
@@ -48,8 +49,8 @@ impl Shared {
         }
     }
 
-    /// Queues a signal unless it breaks a CloudEvents rule or the mailbox is full; the one
-    /// place both are enforced.
+    /// Queues a signal unless it breaks a CloudEvents rule, is too large or finds the mailbox
+    /// full; the one place all three are enforced.
     pub(crate) fn deliver(
         &self,
         tx: &UnboundedSender<Message>,
@@ -60,6 +61,15 @@ impl Shared {
                 agent: self.name,
                 id: self.id.to_string(),
                 error,
+            });
+        }
+        let signal = &envelope.signal;
+        if signal_size_exceeds(signal, self.max_signal_bytes) {
+            return Err(ServerError::SignalTooLarge {
+                agent: self.name,
+                id: self.id.to_string(),
+                signal_type: crate::quote::Quoted::new(&signal.signal_type).to_string(),
+                limit: self.max_signal_bytes,
             });
         }
         // One atomic counter bounds the mailbox exactly: a slot is taken before the send and
@@ -90,6 +100,27 @@ impl Shared {
             notified.await;
         }
     }
+}
+
+/// Whether the signal, as compact JSON (CloudEvents' structured mode), takes more than
+/// `limit` bytes.
+/// Serializing stops as soon as the count passes the limit, so a huge signal costs no more
+/// than the limit to refuse.
+fn signal_size_exceeds(signal: &Signal, limit: usize) -> bool {
+    struct Budget(usize);
+    impl std::io::Write for Budget {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 = self
+                .0
+                .checked_sub(buf.len())
+                .ok_or_else(|| std::io::Error::other("over the limit"))?;
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    serde_json::to_writer(&mut Budget(limit), signal).is_err()
 }
 
 /// What a `call` produced: the directives of the signal's `cmd` (in the order they were

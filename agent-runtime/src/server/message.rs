@@ -59,7 +59,7 @@ pub(crate) enum Internal {
     /// A child stopped.
     ChildExit { tag: String, report: StopReport },
     /// A model call finished.
-    Llm(crate::ai::LlmReply),
+    Llm(super::ai::LlmOutcome),
 }
 
 impl Message {

@@ -66,6 +66,7 @@ impl ErrorPolicy {
 #[derive(Clone)]
 pub struct Options {
     pub(crate) mailbox_capacity: usize,
+    pub(crate) max_signal_bytes: usize,
     pub(crate) error_policy: ErrorPolicy,
     pub(crate) tick_interval: Duration,
     pub(crate) call_timeout: Duration,
@@ -84,14 +85,17 @@ impl Options {
     pub const DEFAULT_TICK_INTERVAL: Duration = Duration::from_millis(100);
     /// How long `call` waits for an answer by default.
     pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(5);
+    /// The largest signal a mailbox takes by default: 2 MB as compact JSON.
+    pub const DEFAULT_MAX_SIGNAL_BYTES: usize = 2_000_000;
     /// How many emitted signals a subscriber may fall behind by default.
     pub const DEFAULT_EVENT_CAPACITY: usize = 1_024;
 
-    /// The defaults: a 10,000-signal mailbox, log-only errors, 100 ms ticks, 5 s calls,
+    /// The defaults: a 10,000-signal mailbox taking signals of up to 2 MB, log-only errors, 100 ms ticks, 5 s calls,
     /// 1,024 buffered events per subscriber, strategy panics isolated.
     pub fn new() -> Self {
         Options {
             mailbox_capacity: Self::DEFAULT_MAILBOX_CAPACITY,
+            max_signal_bytes: Self::DEFAULT_MAX_SIGNAL_BYTES,
             error_policy: ErrorPolicy::LogOnly,
             tick_interval: Self::DEFAULT_TICK_INTERVAL,
             call_timeout: Self::DEFAULT_CALL_TIMEOUT,
@@ -110,6 +114,17 @@ impl Options {
     #[must_use]
     pub fn mailbox_capacity(mut self, capacity: usize) -> Self {
         self.mailbox_capacity = capacity;
+        self
+    }
+
+    /// The largest signal the mailbox takes, as compact JSON (its data, type, id and the other
+    /// attributes), which also bounds the parameters an action reached through a route gets. A
+    /// larger signal is refused at the door with
+    /// [`ServerError::SignalTooLarge`](super::ServerError::SignalTooLarge): nothing of it is
+    /// processed, and measuring it stops at the limit. At least 1; default 2 MB.
+    #[must_use]
+    pub fn max_signal_bytes(mut self, bytes: usize) -> Self {
+        self.max_signal_bytes = bytes;
         self
     }
 
@@ -222,6 +237,11 @@ impl Options {
         &self.error_policy
     }
 
+    /// The largest signal a mailbox takes.
+    pub fn get_max_signal_bytes(&self) -> usize {
+        self.max_signal_bytes
+    }
+
     /// The default tick interval.
     pub fn get_tick_interval(&self) -> Duration {
         self.tick_interval
@@ -236,6 +256,9 @@ impl Options {
     pub(crate) fn validate(&self) -> Result<(), String> {
         if self.mailbox_capacity == 0 {
             return Err("`mailbox_capacity` is 0; a mailbox holds at least one signal".into());
+        }
+        if self.max_signal_bytes == 0 {
+            return Err("`max_signal_bytes` is 0; no signal would fit".into());
         }
         if self.event_capacity == 0 {
             return Err(
@@ -264,6 +287,7 @@ impl fmt::Debug for Options {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Options")
             .field("mailbox_capacity", &self.mailbox_capacity)
+            .field("max_signal_bytes", &self.max_signal_bytes)
             .field("error_policy", &self.error_policy)
             .field("tick_interval", &self.tick_interval)
             .field("call_timeout", &self.call_timeout)

@@ -125,7 +125,7 @@ impl Core {
                 self.execute(directives);
                 self.after_step();
             }
-            Internal::Llm(reply) => self.on_llm_reply(reply),
+            Internal::Llm(outcome) => self.on_llm_reply(outcome),
             Internal::ChildExit { tag, report } => {
                 if self
                     .children

@@ -12,6 +12,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use super::{Rare, Signal, SignalError, base64};
+use crate::quote::Quoted;
 
 impl Serialize for Signal {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -147,7 +148,10 @@ impl Raw {
                     .map_err(|e| {
                         SignalError::invalid(
                             "time",
-                            format!("`{text}` is not an RFC 3339 timestamp ({e}); expected `2026-01-31T12:00:00Z`"),
+                            format!(
+                                "{} is not an RFC 3339 timestamp ({e}); expected `2026-01-31T12:00:00Z`",
+                                Quoted::new(&text)
+                            ),
                         )
                     })?
                     .with_timezone(&Utc),

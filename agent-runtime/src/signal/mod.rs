@@ -229,8 +229,8 @@ impl Signal {
             return Err(SignalError::invalid(
                 "specversion",
                 format!(
-                    "unsupported version `{}`; expected `1.0`",
-                    self.spec_version
+                    "unsupported version {}; expected `1.0`",
+                    crate::quote::Quoted::new(&self.spec_version)
                 ),
             ));
         }

@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use super::SignalError;
+use crate::quote::Quoted;
 
 /// The attributes the spec defines, which extensions may not take as names (`data` and
 /// `data_base64` are the payload's members in the JSON format).
@@ -101,8 +102,8 @@ pub(crate) fn check_uri_reference(attribute: &str, value: &str) -> Result<(), Si
         return Err(SignalError::invalid(
             attribute,
             format!(
-                "`{}` is not a URI scheme (a letter, then letters, digits, `+`, `-` or `.`)",
-                &value[..colon]
+                "{} is not a URI scheme (a letter, then letters, digits, `+`, `-` or `.`)",
+                Quoted::new(&value[..colon])
             ),
         ));
     }

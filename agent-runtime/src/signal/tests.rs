@@ -42,7 +42,7 @@ fn rejects_other_spec_versions() {
         assert_eq!(
             err.to_string(),
             format!(
-                "invalid CloudEvents attribute `specversion`: unsupported version `{version}`; expected `1.0`"
+                "invalid CloudEvents attribute `specversion`: unsupported version {version:?}; expected `1.0`"
             )
         );
     }

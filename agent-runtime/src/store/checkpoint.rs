@@ -11,21 +11,41 @@ use crate::signal::Signal;
 /// The `format` every checkpoint declares.
 pub const FORMAT: &str = "stratagem.checkpoint";
 
-/// The checkpoint format version this build writes and reads.
-pub const VERSION: u32 = 1;
+/// The checkpoint format version this build writes. It reads this one and version 1 (the same
+/// fields, without a checksum).
+pub const VERSION: u32 = 2;
+
+/// What precedes the checksum at the end of every checkpoint of version 2 and later.
+const CHECKSUM_KEY: &[u8] = b",\"checksum\":\"crc32:";
+/// The checksum trailer: the key, eight lowercase hex digits, `"}`.
+const TRAILER_LEN: usize = CHECKSUM_KEY.len() + 8 + 2;
 
 /// Everything needed to bring an agent back exactly as it was.
 ///
-/// Written as JSON: `{"format": "stratagem.checkpoint", "version": 1, "agent": {...}, "timers":
-/// [...], "cron": [...], "in_flight": [...], "saved_at": ...}`, where `agent` is the agent's own
-/// serialization (`{"agent": NAME, "id", "state", "strategy"}`).
+/// Written as JSON: `{"format": "stratagem.checkpoint", "version": 2, "agent": {...}, "timers":
+/// [...], "cron": [...], "in_flight": [...], "saved_at": ..., "checksum": "crc32:89abcdef"}`,
+/// where `agent` is the agent's own serialization (`{"agent": NAME, "id", "state",
+/// "strategy"}`) and `checksum` is the CRC-32 of every byte before `,"checksum"`. A checkpoint
+/// whose bytes changed after it was written (a flipped bit on disk, a hand edit) is
+/// [`CheckpointError::Corrupt`], never restored as some other state. Version 1 checkpoints
+/// (the same fields, no checksum) still load.
 ///
 /// ```
-/// use agent_runtime::store::Checkpoint;
+/// use agent_runtime::store::{Checkpoint, CheckpointError};
 /// let bytes = br#"{"format": "stratagem.checkpoint", "version": 9, "agent": {}}"#;
 /// let err = Checkpoint::decode(bytes).unwrap_err();
 /// assert!(err.to_string().contains("version 9"), "{err}");
 /// assert!(Checkpoint::decode(b"\x00garbage").is_err());
+///
+/// let checkpoint = Checkpoint::decode(
+///     br#"{"format": "stratagem.checkpoint", "version": 1, "agent": {}, "saved_at": "2026-01-01T00:00:00Z"}"#,
+/// )
+/// .unwrap();
+/// let mut bytes = checkpoint.encode().unwrap();
+/// assert_eq!(Checkpoint::decode(&bytes).unwrap(), checkpoint);
+/// let at = bytes.iter().position(|&b| b == b'2').unwrap(); // a digit of the year
+/// bytes[at] = b'3';
+/// assert!(matches!(Checkpoint::decode(&bytes), Err(CheckpointError::Corrupt { .. })));
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Checkpoint {
@@ -89,6 +109,61 @@ impl PartialEq for PendingInstruction {
     }
 }
 
+/// Checks the checksum trailer: `Ok(true)` when it is there and matches, `Ok(false)` when there
+/// is none (version 1, or damage the version check reports), `Corrupt` when it does not match.
+fn verify_checksum(bytes: &[u8]) -> Result<bool, CheckpointError> {
+    let Some(body_len) = bytes.len().checked_sub(TRAILER_LEN) else {
+        return Ok(false);
+    };
+    let (body, trailer) = bytes.split_at(body_len);
+    let Some(rest) = trailer.strip_prefix(CHECKSUM_KEY) else {
+        return Ok(false);
+    };
+    let (digits, end) = rest.split_at(8);
+    if end != b"\"}" {
+        return Ok(false);
+    }
+    // Compared as written (lowercase), so even a flipped case bit in the digits is caught.
+    let expected = format!("{:08x}", crc32(body));
+    if digits == expected.as_bytes() {
+        Ok(true)
+    } else {
+        Err(CheckpointError::Corrupt {
+            detail: format!(
+                "its checksum is {}, but its content sums to {expected}: the bytes changed after it was written",
+                crate::quote::Quoted::new(&String::from_utf8_lossy(digits))
+            ),
+        })
+    }
+}
+
+/// CRC-32 (IEEE 802.3, as zlib and PNG): detects every error burst of up to 32 bits, so any
+/// single changed byte. Twenty lines do not justify a dependency.
+fn crc32(bytes: &[u8]) -> u32 {
+    const TABLE: [u32; 256] = {
+        let mut table = [0u32; 256];
+        let mut i = 0;
+        while i < 256 {
+            let mut c = i as u32;
+            let mut k = 0;
+            while k < 8 {
+                c = if c & 1 == 1 {
+                    0xEDB8_8320 ^ (c >> 1)
+                } else {
+                    c >> 1
+                };
+                k += 1;
+            }
+            table[i] = c;
+            i += 1;
+        }
+        table
+    };
+    !bytes.iter().fold(!0u32, |crc, &b| {
+        TABLE[((crc ^ u32::from(b)) & 0xFF) as usize] ^ (crc >> 8)
+    })
+}
+
 /// A checkpoint could not be written or restored.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -127,28 +202,39 @@ struct WireRef<'a> {
 }
 
 impl Checkpoint {
-    /// The checkpoint as bytes (JSON).
+    /// The checkpoint as bytes: JSON ending with its checksum.
     pub fn encode(&self) -> Result<Vec<u8>, CheckpointError> {
-        serde_json::to_vec(&WireRef {
+        let mut bytes = serde_json::to_vec(&WireRef {
             format: FORMAT,
             version: VERSION,
             body: self,
         })
         .map_err(|e| CheckpointError::Serialize {
             detail: e.to_string(),
-        })
+        })?;
+        // The object's closing brace makes way for the checksum of everything before it.
+        bytes.pop();
+        let checksum = crc32(&bytes);
+        bytes.reserve(TRAILER_LEN);
+        bytes.extend_from_slice(CHECKSUM_KEY);
+        bytes.extend_from_slice(format!("{checksum:08x}\"}}").as_bytes());
+        Ok(bytes)
     }
 
-    /// Reads a checkpoint. Anything that is not a checkpoint of this format is
-    /// [`CheckpointError::Corrupt`]; one of another format version is
-    /// [`CheckpointError::Incompatible`]. Never panics.
+    /// Reads a checkpoint. Bytes that are not a checkpoint of this format, or whose checksum
+    /// does not match, are [`CheckpointError::Corrupt`]; a checkpoint of a format version this
+    /// build does not read is [`CheckpointError::Incompatible`]. Never panics.
     pub fn decode(bytes: &[u8]) -> Result<Self, CheckpointError> {
         let corrupt = |detail: String| CheckpointError::Corrupt { detail };
+        // The checksum is checked before anything else is read, so a flipped byte is reported
+        // as corruption whatever it hit (the version, a key, the state).
+        let verified = verify_checksum(bytes)?;
         let value: Value = serde_json::from_slice(bytes)
             .map_err(|e| corrupt(format!("it is not valid JSON ({e})")))?;
         let Value::Object(mut map) = value else {
             return Err(corrupt("it is not a JSON object".to_string()));
         };
+        map.remove("checksum");
         match map.remove("format") {
             Some(Value::String(f)) if f == FORMAT => {}
             Some(other) => {
@@ -159,11 +245,18 @@ impl Checkpoint {
             None => return Err(corrupt(format!("it has no `format` (\"{FORMAT}\")"))),
         }
         match map.remove("version").as_ref().and_then(Value::as_u64) {
-            Some(v) if v == u64::from(VERSION) => {}
+            Some(v) if v == u64::from(VERSION) && verified => {}
+            // Version 1 had no checksum; a later version without a valid one was damaged.
+            Some(1) => {}
+            Some(v) if (2..=u64::from(VERSION)).contains(&v) => {
+                return Err(corrupt(
+                    "its checksum is missing or damaged (it does not end with `\"checksum\":\"crc32:...\"}`)".to_string(),
+                ));
+            }
             Some(v) => {
                 return Err(CheckpointError::Incompatible {
                     detail: format!(
-                        "it was written in format version {v}; this build reads version {VERSION}"
+                        "it was written in format version {v}; this build reads versions 1 to {VERSION}: thaw it with the build that wrote it, or a newer one"
                     ),
                 });
             }

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use redb::{Database, StorageBackend};
 use serde_json::json;
 
-use super::{Checkpoint, MemoryStore, RedbStore, Store};
+use super::{Checkpoint, CheckpointError, MemoryStore, RedbStore, Store};
 use crate::signal::Signal;
 use crate::testing::Counter;
 use crate::{Agent, AgentSpec};
@@ -257,7 +257,48 @@ fn checkpoints_round_trip_and_name_their_agent() {
     );
     let wire: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
     assert_eq!(wire["format"], "stratagem.checkpoint");
-    assert_eq!(wire["version"], 1);
+    assert_eq!(wire["version"], 2);
+    assert!(
+        wire["checksum"].as_str().unwrap().starts_with("crc32:"),
+        "{wire}"
+    );
+}
+
+#[test]
+fn every_single_byte_change_is_corrupt_and_version_2_needs_its_checksum() {
+    // Without `checkpoint_of`'s padding, so every byte can be tried.
+    let agent = Counter::new().with_id("c");
+    let bytes = Checkpoint {
+        agent: serde_json::to_value(&agent).unwrap(),
+        timers: Vec::new(),
+        cron: Vec::new(),
+        llm_calls: Vec::new(),
+        in_flight: Vec::new(),
+        saved_at: "2026-01-01T00:00:00Z".parse().unwrap(),
+    }
+    .encode()
+    .unwrap();
+    // Every position with several patterns: one bit, a case bit, the whole byte.
+    for at in 0..bytes.len() {
+        for mask in [0x01, 0x20, 0x80, 0xFF] {
+            let mut damaged = bytes.clone();
+            damaged[at] ^= mask;
+            assert!(
+                matches!(
+                    Checkpoint::decode(&damaged),
+                    Err(CheckpointError::Corrupt { .. })
+                ),
+                "byte {at} ^ {mask:#x} was not reported as corrupt"
+            );
+        }
+    }
+    let mut wire: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    wire.as_object_mut().unwrap().remove("checksum");
+    let err = Checkpoint::decode(&serde_json::to_vec(&wire).unwrap()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the checkpoint is corrupt: its checksum is missing or damaged (it does not end with `\"checksum\":\"crc32:...\"}`)"
+    );
 }
 
 #[test]

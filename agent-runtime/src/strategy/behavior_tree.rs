@@ -104,10 +104,7 @@ where
         let mut completed = false;
         let (state, bt) = agent.parts_mut();
         for instruction in instructions {
-            let context = ErrorContext::Instruction {
-                id: instruction.id.clone(),
-                action: instruction.action.clone(),
-            };
+            let context = ErrorContext::instruction(&instruction);
             if instruction.is_completion() {
                 if let Some(pos) = bt.in_flight.iter().position(|id| *id == instruction.id) {
                     bt.in_flight.remove(pos);
@@ -119,7 +116,9 @@ where
                     completed = true;
                 } else {
                     out.push(Directive::error(
-                        AgentError::UnexpectedCompletion { id: instruction.id },
+                        AgentError::UnexpectedCompletion {
+                            id: crate::quote::clip(instruction.id),
+                        },
                         context,
                     ));
                 }

@@ -33,14 +33,13 @@ impl<S: AgentSpec<Strategy = Direct>> Strategy<S> for Direct {
         let mut out = Vec::new();
         let (state, direct) = agent.parts_mut();
         for instruction in instructions {
-            let context = ErrorContext::Instruction {
-                id: instruction.id.clone(),
-                action: instruction.action.clone(),
-            };
+            let context = ErrorContext::instruction(&instruction);
             if instruction.is_completion() {
                 let Some(pos) = direct.in_flight.iter().position(|id| *id == instruction.id) else {
                     out.push(Directive::error(
-                        AgentError::UnexpectedCompletion { id: instruction.id },
+                        AgentError::UnexpectedCompletion {
+                            id: crate::quote::clip(instruction.id),
+                        },
                         context,
                     ));
                     continue;

@@ -23,7 +23,7 @@ pub fn dispatch_action<S: AgentSpec>(state: &mut S, instruction: Instruction) ->
     let Some(entry) = S::action(&instruction.action) else {
         return Dispatch::Failed(AgentError::UnknownAction {
             known: S::actions().iter().map(|a| a.name.to_string()).collect(),
-            name: instruction.action,
+            name: crate::quote::clip(instruction.action),
         });
     };
     match entry.run {

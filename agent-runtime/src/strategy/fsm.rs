@@ -169,7 +169,10 @@ impl<S, F: Fn(&S) -> bool> Guard<S, ()> for F {
 
 impl<S, P: DeserializeOwned, F: Fn(&S, P) -> bool> Guard<S, (P,)> for F {
     fn check(&self, name: &'static str, state: &S, params: &Value) -> Result<bool, ActionError> {
-        Ok(self(state, decode::<P>(name, params)?))
+        Ok(self(
+            state,
+            crate::action::decode_params_ref::<P>(name, params)?,
+        ))
     }
 }
 
@@ -202,19 +205,10 @@ impl<S: 'static> FsmAction<S> {
 }
 
 fn run_json<S, A: SyncAction<S>>(state: &mut S, params: &Value) -> Result<Outcome, ActionError> {
-    A::run(state, decode::<A::Params>(A::NAME, params)?)
-}
-
-/// [`decode_params`](crate::action::decode_params) from a borrowed value: the parameters stay
-/// where they are (a signal's data, `null` for a typed event) instead of moving through every
-/// call of a transition.
-fn decode<P: DeserializeOwned>(name: &str, params: &Value) -> Result<P, ActionError> {
-    match P::deserialize(params) {
-        Ok(p) => Ok(p),
-        Err(first) if params.is_null() => P::deserialize(&Value::Object(Default::default()))
-            .map_err(|_| ActionError::invalid_params(name, first)),
-        Err(e) => Err(ActionError::invalid_params(name, e)),
-    }
+    A::run(
+        state,
+        crate::action::decode_params_ref::<A::Params>(A::NAME, params)?,
+    )
 }
 
 /// The FSM's own state, kept (and checkpointed) inside the agent.
@@ -322,10 +316,7 @@ impl<S: FsmSpec> Strategy<S> for Fsm {
     fn cmd(agent: &mut Agent<S>, instructions: Vec<Instruction>) -> Vec<Directive> {
         let mut out = enter_initial(agent);
         for instruction in instructions {
-            let context = ErrorContext::Instruction {
-                id: instruction.id.clone(),
-                action: instruction.action.clone(),
-            };
+            let context = ErrorContext::instruction(&instruction);
             if instruction.is_completion() {
                 complete(agent, instruction, context, &mut out);
             } else if instruction.action == TIMEOUT_SIGNAL {
@@ -354,7 +345,7 @@ impl<S: FsmSpec> Strategy<S> for Fsm {
             } else {
                 out.push(Directive::error(
                     AgentError::UnknownEvent {
-                        name: instruction.action,
+                        name: crate::quote::clip(instruction.action),
                         events: Names::Borrowed(S::EVENT_NAMES),
                         actions: S::actions()
                             .iter()
@@ -652,7 +643,9 @@ fn complete<S: FsmSpec>(
     let (state, fsm) = agent.parts_mut();
     let Some(pos) = fsm.in_flight.iter().position(|id| *id == instruction.id) else {
         out.push(Directive::error(
-            AgentError::UnexpectedCompletion { id: instruction.id },
+            AgentError::UnexpectedCompletion {
+                id: crate::quote::clip(instruction.id),
+            },
             context,
         ));
         return;

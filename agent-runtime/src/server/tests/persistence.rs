@@ -244,13 +244,13 @@ async fn thawing_what_cannot_be_thawed_is_a_clear_error() {
     store
         .save(
             "future",
-            br#"{"format": "stratagem.checkpoint", "version": 2}"#,
+            br#"{"format": "stratagem.checkpoint", "version": 3}"#,
         )
         .await
         .unwrap();
     assert_eq!(
         thaw("future").await.to_string(),
-        "checkpoint `future`: the checkpoint is incompatible: it was written in format version 2; this build reads version 1"
+        "checkpoint `future`: the checkpoint is incompatible: it was written in format version 3; this build reads versions 1 to 2: thaw it with the build that wrote it, or a newer one"
     );
 
     // A checkpoint of another agent type.
@@ -290,3 +290,75 @@ trait IntoAgent: crate::AgentSpec + Sized {
 }
 
 impl IntoAgent for Steps {}
+
+/// Every byte of a real checkpoint in the real redb store, flipped: each thaw is refused as
+/// corrupt, never an agent in some other state.
+#[tokio::test]
+async fn a_flipped_byte_anywhere_in_a_stored_checkpoint_is_reported_as_corrupt() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = RedbStore::open(dir.path().join("checkpoints.redb")).unwrap();
+    let server = worker(Options::default()).await;
+    server
+        .call(signal("worker.record", json!("before")))
+        .await
+        .unwrap();
+    server
+        .call(signal("worker.arm", json!({"delay_ms": 3_600_000})))
+        .await
+        .unwrap();
+    server.hibernate(&store).await.unwrap();
+    let original = store.load("w").await.unwrap().unwrap();
+    assert!(
+        original.len() > 300,
+        "a checkpoint with a state and a timer"
+    );
+    let intact = AgentServer::<Worker>::thaw(&store, "w", Options::default())
+        .await
+        .unwrap();
+    let expected = intact.agent().await.unwrap();
+    intact.stop().await;
+
+    for at in 0..original.len() {
+        let mut damaged = original.clone();
+        // One bit, a case bit, a whole byte: what disks and hand edits do.
+        damaged[at] ^= [0x01, 0x20, 0xFF][at % 3];
+        store.save("w", &damaged).await.unwrap();
+        match AgentServer::<Worker>::thaw(&store, "w", Options::default()).await {
+            Err(ServerError::Checkpoint {
+                error: CheckpointError::Corrupt { .. },
+                ..
+            }) => {}
+            Err(other) => panic!("byte {at}: expected `Corrupt`, got {other}"),
+            Ok(thawed) => panic!(
+                "byte {at} flipped, yet the checkpoint loaded (as {:?}, the original being {:?})",
+                thawed.agent().await.map(|a| a.state().clone()),
+                expected.state()
+            ),
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_version_1_checkpoint_without_a_checksum_still_thaws() {
+    let store = MemoryStore::new();
+    let server = worker(Options::default()).await;
+    server
+        .call(signal("worker.record", json!("kept")))
+        .await
+        .unwrap();
+    let before = server.state().await.unwrap();
+    server.hibernate(&store).await.unwrap();
+    let mut wire: serde_json::Value =
+        serde_json::from_slice(&store.load("w").await.unwrap().unwrap()).unwrap();
+    wire["version"] = json!(1);
+    wire.as_object_mut().unwrap().remove("checksum");
+    store
+        .save("w", &serde_json::to_vec(&wire).unwrap())
+        .await
+        .unwrap();
+    let thawed = AgentServer::<Worker>::thaw(&store, "w", Options::default())
+        .await
+        .unwrap();
+    assert_eq!(thawed.state().await.unwrap().log, before.log);
+    assert_eq!(before.log.len(), 1);
+}
