@@ -13,6 +13,10 @@ use crate::{emit, tokens};
 
 /// `#[agent(...)]`.
 pub fn agent(attr: TokenStream, item: TokenStream) -> TokenStream {
+    // The struct's field types and the attribute's trees are parsed recursively.
+    if let Err(e) = tokens::nesting::check(&attr).and_then(|()| tokens::nesting::check(&item)) {
+        return with_error(item, e);
+    }
     let parsed: syn::Item = match syn::parse2(item.clone()) {
         Ok(parsed) => parsed,
         Err(e) => return with_error(item, e),
@@ -35,6 +39,9 @@ pub fn agent(attr: TokenStream, item: TokenStream) -> TokenStream {
 
 /// `#[action(...)]`.
 pub fn action(attr: TokenStream, item: TokenStream) -> TokenStream {
+    if let Err(e) = tokens::nesting::check(&attr) {
+        return with_error(item, e);
+    }
     let parsed: syn::Item = match syn::parse2(item.clone()) {
         Ok(parsed) => parsed,
         Err(e) => return with_error(item, e),

@@ -30,10 +30,13 @@ pub mod emit;
 pub mod expand;
 #[doc(hidden)]
 pub mod graph;
+/// The compiler's limits: past one, a file or a macro gets one error, never a crash.
+pub mod limits;
 #[doc(hidden)]
 pub mod model;
 #[doc(hidden)]
 pub mod report;
+mod stack;
 #[doc(hidden)]
 pub mod syntax;
 #[doc(hidden)]

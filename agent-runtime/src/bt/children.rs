@@ -168,3 +168,87 @@ impl<S, H: Node<S>, T: Children<S>> Children<S> for (H, T) {
         self.1.visit(&state.1, depth, f);
     }
 }
+
+/// Two lists of children as one: the first's children, then the second's. Generated code joins
+/// lists of a few children into a balanced tree of `Join`s, so a composite with thousands of
+/// children nests by the logarithm of its width (what rustc and syn can read), not by its width.
+#[derive(Debug, Clone, Copy)]
+pub struct Join<L, R>(pub L, pub R);
+
+impl<S, L: Children<S>, R: Children<S>> Children<S> for Join<L, R> {
+    type State = (L::State, R::State);
+    const LEN: usize = L::LEN + R::LEN;
+
+    #[inline]
+    fn tick(&self, i: usize, state: &mut Self::State, ctx: &mut Ctx<'_, S>) -> Status {
+        if i < L::LEN {
+            self.0.tick(i, &mut state.0, ctx)
+        } else {
+            self.1.tick(i - L::LEN, &mut state.1, ctx)
+        }
+    }
+
+    #[inline]
+    fn tick_while(
+        &self,
+        start: usize,
+        go_on: Status,
+        state: &mut Self::State,
+        ctx: &mut Ctx<'_, S>,
+    ) -> Option<(usize, Status)> {
+        if start < L::LEN
+            && let Some(stop) = self.0.tick_while(start, go_on, &mut state.0, ctx)
+        {
+            return Some(stop);
+        }
+        self.1
+            .tick_while(start.saturating_sub(L::LEN), go_on, &mut state.1, ctx)
+            .map(|(i, status)| (i + L::LEN, status))
+    }
+
+    #[inline]
+    fn halt_except(&self, keep: usize, state: &mut Self::State, ctx: &mut Ctx<'_, S>) {
+        self.0.halt_except(keep, &mut state.0, ctx);
+        // `usize::MAX` (halt all) stays out of range on the right.
+        self.1
+            .halt_except(keep.wrapping_sub(L::LEN), &mut state.1, ctx);
+    }
+
+    #[inline]
+    fn is_running(&self, i: usize, state: &Self::State) -> bool {
+        if i < L::LEN {
+            self.0.is_running(i, &state.0)
+        } else {
+            self.1.is_running(i - L::LEN, &state.1)
+        }
+    }
+
+    #[inline]
+    fn done(&self, i: usize, state: &Self::State) -> Option<Status> {
+        if i < L::LEN {
+            self.0.done(i, &state.0)
+        } else {
+            self.1.done(i - L::LEN, &state.1)
+        }
+    }
+
+    #[inline]
+    fn set_done(&self, i: usize, state: &mut Self::State, done: Status) {
+        if i < L::LEN {
+            self.0.set_done(i, &mut state.0, done);
+        } else {
+            self.1.set_done(i - L::LEN, &mut state.1, done);
+        }
+    }
+
+    #[inline]
+    fn clear_done(&self, state: &mut Self::State) {
+        self.0.clear_done(&mut state.0);
+        self.1.clear_done(&mut state.1);
+    }
+
+    fn visit(&self, state: &Self::State, depth: usize, f: &mut dyn FnMut(Visit<'_>)) {
+        self.0.visit(&state.0, depth, f);
+        self.1.visit(&state.1, depth, f);
+    }
+}

@@ -47,7 +47,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 pub use args::{Arg, Args};
-pub use children::{Children, Slot};
+pub use children::{Children, Join, Slot};
 pub use clock::{Clock, HostClock, ManualClock};
 pub use composite::{
     CompositeState, Parallel, ParallelState, ReactiveSelector, ReactiveSequence, Selector, Sequence,

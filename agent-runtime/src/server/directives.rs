@@ -73,7 +73,10 @@ impl Core {
         queue: &mut VecDeque<Directive>,
     ) -> Result<(), Box<Directive>> {
         match directive {
-            Directive::Emit(signal) => self.publish(&signal),
+            Directive::Emit(signal) => {
+                self.stop_llm_calls_of_ended_request(&signal);
+                self.publish(&signal)
+            }
             Directive::Error { error, context } => {
                 self.on_error(error, context);
                 Ok(())

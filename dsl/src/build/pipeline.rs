@@ -24,6 +24,10 @@ pub fn check_source(
     file: FileId,
     source: &str,
 ) -> Result<(FileDef, Vec<Diagnostic>), Vec<Diagnostic>> {
+    crate::stack::with_stack(|| check_here(file, source))
+}
+
+fn check_here(file: FileId, source: &str) -> Result<(FileDef, Vec<Diagnostic>), Vec<Diagnostic>> {
     let (def, mut diagnostics) = syntax::parse_partial(file, source)?;
     match check::file(&def.agents, &def.behaviors) {
         Ok(warnings) | Err(warnings) => diagnostics.extend(warnings),
@@ -43,7 +47,15 @@ pub fn compile_source(
     source: &str,
     runtime: Option<&syn::Path>,
 ) -> Result<Compiled, Vec<Diagnostic>> {
-    let (mut def, warnings) = check_source(file, source)?;
+    crate::stack::with_stack(|| compile_here(file, source, runtime))
+}
+
+fn compile_here(
+    file: FileId,
+    source: &str,
+    runtime: Option<&syn::Path>,
+) -> Result<Compiled, Vec<Diagnostic>> {
+    let (mut def, warnings) = check_here(file, source)?;
     if let Some(path) = runtime {
         for agent in &mut def.agents {
             if !agent.runtime.is_set() {
@@ -61,6 +73,10 @@ pub fn compile_source(
 
 /// Generated code as a formatted Rust file under an `@generated` header naming its origin.
 pub fn pretty(code: &TokenStream, origin: &str) -> String {
+    crate::stack::with_stack(|| pretty_here(code, origin))
+}
+
+fn pretty_here(code: &TokenStream, origin: &str) -> String {
     let body = match syn::parse2::<syn::File>(code.clone()) {
         Ok(file) => prettyplease::unparse(&file),
         // The generator only emits items; should that ever break, the unformatted code still

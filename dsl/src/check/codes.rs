@@ -36,6 +36,8 @@ codes! {
     BAD_LITERAL = "E0003", "malformed duration or number";
     // E0004 is retired: "not supported yet", while `.agent` files could not yet hold FSMs,
     // trees or AI strategies. Never reuse it.
+    /// Delimiters nested deeper than [`crate::limits::NESTING`].
+    NESTING = "E0005", "nesting too deep";
 
     /// An option given twice (`strategy`, `description`, `tick`, `crate`, an AI option...).
     DUPLICATE_SETTING = "E0101", "option given twice";
@@ -106,6 +108,10 @@ codes! {
     TREE_DUPLICATE_ARG = "E0407", "action argument given twice";
     /// `strategy = BehaviorTree` without `tree = ...`.
     TREE_MISSING = "E0408", "behaviour-tree agent without a tree";
+    /// A tree whose generated progress type nests deeper than rustc accepts by default.
+    TREE_TOO_DEEP = "E0409", "tree nested too deeply";
+    /// A tree with more than [`crate::limits::TREE_NODES`] nodes once subtrees are inlined.
+    TREE_TOO_LARGE = "E0410", "tree too large after inlining subtrees";
 
     /// The same tool listed twice.
     DUPLICATE_TOOL = "E0501", "duplicate tool";

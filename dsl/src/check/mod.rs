@@ -7,6 +7,7 @@ mod ai;
 pub mod codes;
 mod ctxt;
 mod diagnostic;
+mod expansion;
 pub mod explain;
 mod file;
 pub mod fsm;

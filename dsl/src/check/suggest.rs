@@ -1,17 +1,30 @@
 //! "Did you mean" suggestions.
 
 /// The candidate closest to `name` by edit distance, if it is close enough to be a likely typo
-/// (at most a third of the name's length, and at least one edit allowed).
+/// (at most a third of the name's length, and at least one edit allowed). The cost is bounded:
+/// names longer than [`MAX_NAME`] get no suggestion, candidates whose length alone rules them out
+/// are skipped, and at most [`MAX_CANDIDATES`] are compared.
 pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let limit = (name.chars().count() / 3).max(1);
+    let len = name.chars().count();
+    if len > MAX_NAME {
+        return None;
+    }
+    let limit = (len / 3).max(1);
     candidates
         .into_iter()
-        .filter(|c| *c != name)
+        .filter(|c| *c != name && c.chars().count().abs_diff(len) <= limit)
+        .take(MAX_CANDIDATES)
         .map(|c| (edit_distance(name, c), c))
         .filter(|(d, _)| *d <= limit)
         .min_by_key(|(d, _)| *d)
         .map(|(_, c)| c)
 }
+
+/// Longer names are not typos worth a suggestion (and would cost their length squared).
+pub const MAX_NAME: usize = 64;
+
+/// How many candidates of a plausible length one suggestion compares at most.
+pub const MAX_CANDIDATES: usize = 1000;
 
 /// A "did you mean" help line, if a candidate is close.
 pub fn did_you_mean<'a>(
@@ -21,24 +34,28 @@ pub fn did_you_mean<'a>(
     closest(name, candidates).map(|c| format!("did you mean `{c}`?"))
 }
 
-/// Levenshtein distance over chars.
+/// Damerau-Levenshtein distance over chars (optimal string alignment): insertions, deletions,
+/// substitutions, and transpositions of neighbours (`Opne` is one edit from `Open`).
 pub fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = if ca == *cb {
-                prev
-            } else {
-                1 + prev.min(row[j]).min(cur)
-            };
-            prev = cur;
+    // Three rows: the one two above, the one above, this one.
+    let mut above2: Vec<usize> = vec![0; b.len() + 1];
+    let mut above: Vec<usize> = (0..=b.len()).collect();
+    let mut row: Vec<usize> = vec![0; b.len() + 1];
+    for i in 1..=a.len() {
+        row[0] = i;
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            row[j] = (above[j] + 1).min(row[j - 1] + 1).min(above[j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                row[j] = row[j].min(above2[j - 2] + 1);
+            }
         }
+        std::mem::swap(&mut above2, &mut above);
+        std::mem::swap(&mut above, &mut row);
     }
-    row[b.len()]
+    above[b.len()]
 }
 
 /// `` `a`, `b` and `c` `` for messages.
@@ -62,5 +79,12 @@ mod tests {
         assert_eq!(closest("ship", ["charge", "refund"]), None);
         assert_eq!(closest("Pendng", ["Pending", "Paid"]), Some("Pending"));
         assert_eq!(list(&["a", "b", "c"]), "`a`, `b` or `c`");
+        // Transposed letters are one edit.
+        assert_eq!(edit_distance("Opne", "Open"), 1);
+        assert_eq!(edit_distance("ab", "ba"), 1);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(closest("Opne", ["Open", "Closed"]), Some("Open"));
+        // Bounded: a huge name gets no suggestion.
+        assert_eq!(closest(&"a".repeat(1 << 20), ["a"]), None);
     }
 }

@@ -21,17 +21,17 @@ pub fn check_bt(cx: &Ctxt, bt: &BtDef) {
     check_behaviors(cx, &bt.behaviors);
     if let Some(root) = &bt.root {
         check_tree(cx, root, &bt.behaviors);
+        super::expansion::check_root(cx, root, &bt.behaviors);
     }
 }
 
 /// Checks the behaviours of one namespace: names, duplicates, each tree, and subtree cycles.
 pub fn check_behaviors(cx: &Ctxt, behaviors: &[BehaviorDef]) {
+    let index = behavior_index(behaviors);
     for (i, behavior) in behaviors.iter().enumerate() {
         check_identifier(cx, &behavior.name, "behavior name");
-        if let Some(first) = behaviors[..i]
-            .iter()
-            .find(|b| b.name.value == behavior.name.value)
-        {
+        let first = index[behavior.name.value.as_str()];
+        if first != i {
             cx.push(
                 Diagnostic::error(
                     codes::DUPLICATE_ITEM,
@@ -39,13 +39,16 @@ pub fn check_behaviors(cx: &Ctxt, behaviors: &[BehaviorDef]) {
                     format!("behavior `{}` is defined twice", behavior.name.value),
                 )
                 .label("defined again here")
-                .secondary(first.name.span, "first defined")
+                .secondary(behaviors[first].name.span, "first defined")
                 .help("rename or remove one of the two behaviors"),
             );
         }
-        check_tree(cx, &behavior.root, behaviors);
+        check_tree_in(cx, &behavior.root, behaviors, &index);
     }
-    cycles(cx, behaviors);
+    // Sizes are only defined without cycles; a cycle is its own error.
+    if !cycles(cx, behaviors) {
+        super::expansion::check_behaviors(cx, behaviors);
+    }
 }
 
 /// Checks the tree an agent runs. `behaviors` are those its subtrees and `strategy behavior`
@@ -61,7 +64,10 @@ pub fn check_strategy(cx: &Ctxt, tree: &TreeStrategyDef, behaviors: &[BehaviorDe
             .label("no `tree = ...` for this strategy")
             .help("add `tree = Patrol` (a behavior from `bt! { for Agent behavior Patrol { ... } }`) or `tree = { sequence { ... } }`"),
         ),
-        Some(TreeRef::Inline(root)) => check_tree(cx, root, behaviors),
+        Some(TreeRef::Inline(root)) => {
+            check_tree(cx, root, behaviors);
+            super::expansion::check_root(cx, root, behaviors);
+        }
         Some(TreeRef::Behavior(name)) => {
             if crate::model::find_behavior(behaviors, &name.value).is_none() {
                 cx.push(
@@ -82,10 +88,24 @@ pub fn check_strategy(cx: &Ctxt, tree: &TreeStrategyDef, behaviors: &[BehaviorDe
 
 /// Node rules for every node of `root`, and its subtrees against `behaviors`.
 pub fn check_tree(cx: &Ctxt, root: &NodeDef, behaviors: &[BehaviorDef]) {
-    root.walk(&mut |node| check_node(cx, node, behaviors));
+    let index = if root.subtrees().is_empty() {
+        HashMap::new()
+    } else {
+        behavior_index(behaviors)
+    };
+    check_tree_in(cx, root, behaviors, &index);
 }
 
-fn check_node(cx: &Ctxt, node: &NodeDef, behaviors: &[BehaviorDef]) {
+fn check_tree_in(
+    cx: &Ctxt,
+    root: &NodeDef,
+    behaviors: &[BehaviorDef],
+    index: &HashMap<&str, usize>,
+) {
+    root.walk(&mut |node| check_node(cx, node, behaviors, index));
+}
+
+fn check_node(cx: &Ctxt, node: &NodeDef, behaviors: &[BehaviorDef], index: &HashMap<&str, usize>) {
     match &node.kind {
         NodeKind::Parallel { success, failure } => {
             let children = node.children.len();
@@ -127,8 +147,9 @@ fn check_node(cx: &Ctxt, node: &NodeDef, behaviors: &[BehaviorDef]) {
             .help("give the child time to run, such as `timeout(2s)`, or remove the decorator"),
         ),
         NodeKind::Action { args, .. } => {
-            for (i, arg) in args.iter().enumerate() {
-                if let Some(first) = args[..i].iter().find(|a| a.name.value == arg.name.value) {
+            let mut seen: HashMap<&str, &crate::model::ArgDef> = HashMap::new();
+            for arg in args {
+                if let Some(first) = seen.get(arg.name.value.as_str()).copied() {
                     cx.push(
                         Diagnostic::error(
                             codes::TREE_DUPLICATE_ARG,
@@ -140,11 +161,10 @@ fn check_node(cx: &Ctxt, node: &NodeDef, behaviors: &[BehaviorDef]) {
                         .help("keep one value per parameter"),
                     );
                 }
+                seen.entry(arg.name.value.as_str()).or_insert(arg);
             }
         }
-        NodeKind::Subtree(name)
-            if crate::model::find_behavior(behaviors, &name.value).is_none() =>
-        {
+        NodeKind::Subtree(name) if !index.contains_key(name.value.as_str()) => {
             cx.push(
                 Diagnostic::error(
                     codes::TREE_UNKNOWN_SUBTREE,
@@ -214,63 +234,91 @@ fn name_help(name: &Name, behaviors: &[BehaviorDef]) -> String {
 }
 
 /// A behaviour that reaches itself through subtrees would inline forever: each cycle is
-/// reported once, at the `subtree` that closes it.
-fn cycles(cx: &Ctxt, behaviors: &[BehaviorDef]) {
-    let index: HashMap<&str, usize> = behaviors
+/// reported once, at the `subtree` that closes it. The search keeps its own stack: a chain of
+/// behaviours can be as long as the file. Whether there was one.
+fn cycles(cx: &Ctxt, behaviors: &[BehaviorDef]) -> bool {
+    let mut found = false;
+    let index = behavior_index(behaviors);
+    let uses: Vec<Vec<&Name>> = behaviors.iter().map(|b| b.root.subtrees()).collect();
+    // 0 = unvisited, 1 = on the current path, 2 = done.
+    let mut mark = vec![0u8; behaviors.len()];
+    // The path: each behaviour with how many of its uses were followed.
+    let mut path: Vec<(usize, usize)> = Vec::new();
+    // Where each behaviour on the path is in it.
+    let mut depth = vec![0usize; behaviors.len()];
+    for start in 0..behaviors.len() {
+        if mark[start] != 0 {
+            continue;
+        }
+        mark[start] = 1;
+        path.push((start, 0));
+        depth[start] = 0;
+        while let Some(&mut (at, ref mut next_use)) = path.last_mut() {
+            let Some(sub) = uses[at].get(*next_use).copied() else {
+                mark[at] = 2;
+                path.pop();
+                continue;
+            };
+            *next_use += 1;
+            let Some(&next) = index.get(sub.value.as_str()) else {
+                continue;
+            };
+            match mark[next] {
+                0 => {
+                    mark[next] = 1;
+                    depth[next] = path.len();
+                    path.push((next, 0));
+                }
+                1 => {
+                    let names: Vec<&str> = path[depth[next]..]
+                        .iter()
+                        .map(|&(i, _)| i)
+                        .chain(std::iter::once(next))
+                        .map(|i| behaviors[i].name.value.as_str())
+                        .collect();
+                    let chain = chain(&names);
+                    found = true;
+                    cx.push(
+                        Diagnostic::error(
+                            codes::TREE_SUBTREE_CYCLE,
+                            sub.span,
+                            format!("subtree `{}` makes a cycle: {chain}", sub.value),
+                        )
+                        .label("closes the cycle")
+                        .secondary(behaviors[next].name.span, format!("`{}` defined", sub.value))
+                        .help("a subtree is inlined into its parent, so a behavior cannot contain itself; repeat work with `repeat(N)` or let the agent tick again"),
+                    );
+                }
+                _ => {}
+            }
+        }
+    }
+    found
+}
+
+/// `\`A\` -> \`B\` -> \`A\``, with the middle of a long chain elided so a message stays short.
+pub(crate) fn chain(names: &[&str]) -> String {
+    const SHOWN: usize = 4;
+    let len = names.len();
+    let mut out = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        if len <= 2 * SHOWN || i < SHOWN || i >= len - SHOWN {
+            out.push(format!("`{name}`"));
+        } else if i == SHOWN {
+            out.push(format!("... {} more ...", len - 2 * SHOWN));
+        }
+    }
+    out.join(" -> ")
+}
+
+/// Behaviours by name (the first of a duplicated name, which the duplicate check reports).
+pub(crate) fn behavior_index(behaviors: &[BehaviorDef]) -> HashMap<&str, usize> {
+    behaviors
         .iter()
         .enumerate()
         .rev()
         .map(|(i, b)| (b.name.value.as_str(), i))
-        .collect();
-    // 0 = unvisited, 1 = on the current path, 2 = done.
-    let mut mark = vec![0u8; behaviors.len()];
-    let mut path: Vec<usize> = Vec::new();
-    for start in 0..behaviors.len() {
-        if mark[start] == 0 {
-            visit(cx, behaviors, &index, start, &mut mark, &mut path);
-        }
-    }
-}
-
-fn visit(
-    cx: &Ctxt,
-    behaviors: &[BehaviorDef],
-    index: &HashMap<&str, usize>,
-    at: usize,
-    mark: &mut [u8],
-    path: &mut Vec<usize>,
-) {
-    mark[at] = 1;
-    path.push(at);
-    for sub in behaviors[at].root.subtrees() {
-        let Some(&next) = index.get(sub.value.as_str()) else {
-            continue;
-        };
-        match mark[next] {
-            0 => visit(cx, behaviors, index, next, mark, path),
-            1 => {
-                let from = path.iter().position(|&i| i == next).unwrap_or(0);
-                let chain: Vec<String> = path[from..]
-                    .iter()
-                    .chain(std::iter::once(&next))
-                    .map(|&i| format!("`{}`", behaviors[i].name.value))
-                    .collect();
-                cx.push(
-                    Diagnostic::error(
-                        codes::TREE_SUBTREE_CYCLE,
-                        sub.span,
-                        format!("subtree `{}` makes a cycle: {}", sub.value, chain.join(" -> ")),
-                    )
-                    .label("closes the cycle")
-                    .secondary(behaviors[next].name.span, format!("`{}` defined", sub.value))
-                    .help("a subtree is inlined into its parent, so a behavior cannot contain itself; repeat work with `repeat(N)` or let the agent tick again"),
-                );
-            }
-            _ => {}
-        }
-    }
-    path.pop();
-    mark[at] = 2;
+        .collect()
 }
 
 #[cfg(test)]

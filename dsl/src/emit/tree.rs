@@ -6,19 +6,24 @@
 //! type is spelled out from the same model (every state type is a runtime type), which is what
 //! lets an agent keep it without naming the tree's own type. `subtree X` inlines behaviour `X`.
 
+use std::collections::HashMap;
+
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 
 use super::{ident, runtime};
 use crate::model::{
     AgentDef, BehaviorDef, BtDef, Literal, NodeDef, NodeKind, TreeRef, TreeStrategyDef,
-    find_behavior,
+    behaviors_by_name, group_children,
 };
 
 /// Paths generated trees use.
 struct Cx<'a> {
     rt: TokenStream,
-    behaviors: &'a [BehaviorDef],
+    /// The behaviours subtrees may name, by name (the first of a name).
+    behaviors: HashMap<&'a str, &'a BehaviorDef>,
+    /// The same behaviours, in order (for the graphs in docs).
+    all: &'a [BehaviorDef],
     /// The blackboard type, or `_` where Rust infers it (`bt!` as an expression).
     state: TokenStream,
 }
@@ -35,7 +40,8 @@ pub fn agent_tree(
     let rt = quote!(#krate::bt);
     let cx = Cx {
         rt: rt.clone(),
-        behaviors,
+        behaviors: behaviors_by_name(behaviors),
+        all: behaviors,
         state: quote!(#agent),
     };
     let (nodes, body) = match &tree.tree {
@@ -47,7 +53,7 @@ pub fn agent_tree(
             )
         }
         Some(TreeRef::Inline(root)) => (nodes_type(&cx, root), visit_const(&cx, root)),
-        Some(TreeRef::Behavior(name)) => match find_behavior(behaviors, &name.value) {
+        Some(TreeRef::Behavior(name)) => match cx.behaviors.get(name.value.as_str()) {
             Some(behavior) => {
                 let root = subtree(&behavior.name.value, &behavior.root);
                 (nodes_type(&cx, &root), visit_const(&cx, &root))
@@ -91,7 +97,8 @@ pub fn bt(def: &BtDef) -> TokenStream {
             let state = &ty.value;
             let cx = Cx {
                 rt: rt.clone(),
-                behaviors: &def.behaviors,
+                behaviors: behaviors_by_name(&def.behaviors),
+                all: &def.behaviors,
                 state: quote!(#state),
             };
             let items = def.behaviors.iter().map(|b| behavior_item(&cx, b));
@@ -103,7 +110,8 @@ pub fn bt(def: &BtDef) -> TokenStream {
             };
             let cx = Cx {
                 rt,
-                behaviors: &def.behaviors,
+                behaviors: behaviors_by_name(&def.behaviors),
+                all: &def.behaviors,
                 state: quote!(_),
             };
             node_expr(&cx, root)
@@ -163,8 +171,8 @@ fn behavior_item(cx: &Cx<'_>, behavior: &BehaviorDef) -> TokenStream {
         "The behaviour `{text}`: run it with `#[agent(strategy = BehaviorTree, tree = {text})]`.\n\n```text\n{}```",
         crate::graph::tree::text(&behavior.root)
     );
-    let dot = crate::graph::tree::dot(text, &behavior.root, cx.behaviors);
-    let mermaid = crate::graph::tree::mermaid(&behavior.root, cx.behaviors);
+    let dot = crate::graph::tree::dot(text, &behavior.root, cx.all);
+    let mermaid = crate::graph::tree::mermaid(&behavior.root, cx.all);
     quote! {
         #[doc = #doc]
         #[derive(Debug, Clone, Copy, Default)]
@@ -213,6 +221,16 @@ fn cons(items: Vec<TokenStream>) -> TokenStream {
         .fold(quote!(()), |tail, head| quote!((#head, #tail)))
 }
 
+/// A composite's children (or their progress types): short cons lists joined as a balanced tree
+/// (`Join`), so wide composites nest by the logarithm of their width.
+fn grouped(items: Vec<TokenStream>, join: &TokenStream) -> TokenStream {
+    group_children(
+        items,
+        &mut cons,
+        &mut |left, right| quote!(#join(#left, #right)),
+    )
+}
+
 fn millis(d: u64) -> TokenStream {
     quote!(::core::time::Duration::from_millis(#d))
 }
@@ -220,7 +238,12 @@ fn millis(d: u64) -> TokenStream {
 /// The node as a constant expression.
 fn node_expr(cx: &Cx<'_>, node: &NodeDef) -> TokenStream {
     let rt = &cx.rt;
-    let children = || cons(node.children.iter().map(|c| node_expr(cx, c)).collect());
+    let children = || {
+        grouped(
+            node.children.iter().map(|c| node_expr(cx, c)).collect(),
+            &quote!(#rt::Join),
+        )
+    };
     let child = || {
         node.children
             .first()
@@ -314,7 +337,7 @@ fn node_expr(cx: &Cx<'_>, node: &NodeDef) -> TokenStream {
             let inner = match node.children.first() {
                 // A behaviour's own root, wrapped by `subtree()` above.
                 Some(root) => node_expr(cx, root),
-                None => match find_behavior(cx.behaviors, &name.value) {
+                None => match cx.behaviors.get(name.value.as_str()) {
                     Some(b) => node_expr(cx, &b.root),
                     None => quote!(()),
                 },
@@ -327,8 +350,9 @@ fn node_expr(cx: &Cx<'_>, node: &NodeDef) -> TokenStream {
 /// The progress type of `node` (what `Node::State` is for its expression).
 fn nodes_type(cx: &Cx<'_>, node: &NodeDef) -> TokenStream {
     let rt = &cx.rt;
+    // `Join<L, R>`'s progress is the pair of its halves'.
     let slots = || {
-        cons(
+        grouped(
             node.children
                 .iter()
                 .map(|c| {
@@ -336,6 +360,7 @@ fn nodes_type(cx: &Cx<'_>, node: &NodeDef) -> TokenStream {
                     quote!(#rt::Slot<#t>)
                 })
                 .collect(),
+            &quote!(),
         )
     };
     let child = || {
@@ -373,7 +398,7 @@ fn nodes_type(cx: &Cx<'_>, node: &NodeDef) -> TokenStream {
         NodeKind::Action { .. } => quote!(#rt::ActionState),
         NodeKind::Subtree(name) => match node.children.first() {
             Some(root) => nodes_type(cx, root),
-            None => match find_behavior(cx.behaviors, &name.value) {
+            None => match cx.behaviors.get(name.value.as_str()) {
                 Some(b) => nodes_type(cx, &b.root),
                 None => quote!(()),
             },

@@ -22,7 +22,9 @@
 
 use std::fmt::Write;
 
-use crate::model::{BehaviorDef, DurationMs, Literal, NodeDef, NodeKind, find_behavior};
+use std::collections::HashMap;
+
+use crate::model::{BehaviorDef, DurationMs, Literal, NodeDef, NodeKind, behaviors_by_name};
 
 /// The tree as a Graphviz `digraph` named `name`, top to bottom.
 ///
@@ -38,7 +40,7 @@ pub fn dot(name: &str, root: &NodeDef, behaviors: &[BehaviorDef]) -> String {
     let mut edges = Vec::new();
     flatten(
         root,
-        behaviors,
+        &behaviors_by_name(behaviors),
         None,
         &mut Vec::new(),
         &mut nodes,
@@ -73,7 +75,7 @@ pub fn mermaid(root: &NodeDef, behaviors: &[BehaviorDef]) -> String {
     let mut edges = Vec::new();
     flatten(
         root,
-        behaviors,
+        &behaviors_by_name(behaviors),
         None,
         &mut Vec::new(),
         &mut nodes,
@@ -179,7 +181,7 @@ fn marker(kind: &NodeKind) -> &'static str {
 /// on the path).
 fn flatten<'a>(
     node: &'a NodeDef,
-    behaviors: &'a [BehaviorDef],
+    behaviors: &HashMap<&'a str, &'a BehaviorDef>,
     parent: Option<usize>,
     path: &mut Vec<&'a str>,
     nodes: &mut Vec<&'a NodeDef>,
@@ -196,7 +198,7 @@ fn flatten<'a>(
     if let NodeKind::Subtree(name) = &node.kind
         && node.children.is_empty()
         && !path.contains(&name.value.as_str())
-        && let Some(behavior) = find_behavior(behaviors, &name.value)
+        && let Some(behavior) = behaviors.get(name.value.as_str())
     {
         path.push(&behavior.name.value);
         flatten(&behavior.root, behaviors, Some(id), path, nodes, edges);

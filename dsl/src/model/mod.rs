@@ -29,5 +29,6 @@ pub use route::{RouteDef, RouteTargetDef};
 pub use setting::Setting;
 pub use span::{FileId, Name, Span, Spanned};
 pub use tree::{
-    ArgDef, BehaviorDef, BtDef, NodeDef, NodeKind, TreeRef, TreeStrategyDef, find_behavior,
+    ArgDef, BehaviorDef, BtDef, NodeDef, NodeKind, TreeRef, TreeStrategyDef, behaviors_by_name,
+    find_behavior, group_children,
 };

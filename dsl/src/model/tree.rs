@@ -232,6 +232,38 @@ impl NodeDef {
     }
 }
 
+/// Groups a composite's children the way generated code holds them: lists of at most
+/// [`CHILDREN_CHUNK`](crate::limits::CHILDREN_CHUNK) joined as a balanced binary tree, so the
+/// code nests by the logarithm of the width. `list` builds one list, `join` two halves. The
+/// generator and the checks that measure generated code both go through this one function.
+pub fn group_children<T>(
+    mut items: Vec<T>,
+    list: &mut impl FnMut(Vec<T>) -> T,
+    join: &mut impl FnMut(T, T) -> T,
+) -> T {
+    if items.len() <= crate::limits::CHILDREN_CHUNK {
+        return list(items);
+    }
+    // Halves on a multiple of the chunk, so every list but the last is full.
+    let chunks = items.len().div_ceil(crate::limits::CHILDREN_CHUNK);
+    let right = items.split_off(chunks / 2 * crate::limits::CHILDREN_CHUNK);
+    let left = group_children(items, list, join);
+    let right = group_children(right, list, join);
+    join(left, right)
+}
+
+/// Behaviours by name, for lookups in constant time; the first of a duplicated name (which the
+/// checks reject).
+pub fn behaviors_by_name(
+    behaviors: &[BehaviorDef],
+) -> std::collections::HashMap<&str, &BehaviorDef> {
+    let mut map = std::collections::HashMap::with_capacity(behaviors.len());
+    for b in behaviors {
+        map.entry(b.name.value.as_str()).or_insert(b);
+    }
+    map
+}
+
 /// The behaviour called `name`, if any.
 pub fn find_behavior<'a>(behaviors: &'a [BehaviorDef], name: &str) -> Option<&'a BehaviorDef> {
     behaviors.iter().find(|b| b.name.value == name)

@@ -18,6 +18,10 @@ use crate::model::FileId;
 
 /// The file in canonical layout, or its syntax errors.
 pub fn format(file: FileId, source: &str) -> Result<String, Vec<Diagnostic>> {
+    crate::stack::with_stack(|| format_here(file, source))
+}
+
+fn format_here(file: FileId, source: &str) -> Result<String, Vec<Diagnostic>> {
     let root = parse_tree(file, source)?;
     let tokens = tokenize(file, source).map_err(|d| vec![*d])?;
     let mut layout = Layout::default();
@@ -74,7 +78,10 @@ impl Layout {
     }
 
     fn in_type(&self, at: usize) -> bool {
-        self.types.iter().any(|&(s, e)| s <= at && at < e)
+        // The ranges are in source order and never overlap (a type is not visited inside):
+        // the one that could hold `at` is the last that starts at or before it.
+        let after = self.types.partition_point(|&(start, _)| start <= at);
+        after > 0 && at < self.types[after - 1].1
     }
 }
 

@@ -13,6 +13,7 @@ pub mod format;
 mod fsm;
 pub mod lexer;
 mod literal;
+mod nesting;
 mod routes;
 mod tree;
 
@@ -80,14 +81,13 @@ pub fn parse_partial(
 
 /// The pest parse tree of a file (the `file` pair), or the syntax error in user words.
 pub fn parse_tree(file: FileId, source: &str) -> Result<Pair<'_, Rule>, Vec<Diagnostic>> {
+    // Unterminated strings and comments are found by the lexer: pest would only report them at
+    // the end of the file. Nesting is bounded before pest, which recurses once per level.
+    let tokens = lexer::tokenize(file, source).map_err(|d| vec![*d])?;
+    nesting::check(file, source, &tokens).map_err(|d| vec![*d])?;
     match AgentParser::parse(Rule::file, source) {
         Ok(mut pairs) => Ok(pairs.next().expect("the `file` rule yields one pair")),
         Err(_) => {
-            // Unterminated strings and comments are found by the lexer: pest would only report
-            // them at the end of the file. (A file that parses has none.)
-            if let Err(diagnostic) = lexer::tokenize(file, source) {
-                return Err(vec![*diagnostic]);
-            }
             // Tracking what was expected where doubles parsing time, so only a file that failed
             // is parsed again with it. The switch is process-wide and only ever turned on, so
             // concurrent parses never lose it.

@@ -7,6 +7,7 @@ mod agent;
 pub mod ai;
 pub mod common;
 mod fsm;
+pub mod nesting;
 mod routes;
 pub mod tree;
 

@@ -37,6 +37,7 @@ pub const NODES: &[&str] = NodeKind::KEYWORDS;
 
 /// Parses the input of `bt! { ... }`.
 pub fn bt(input: TokenStream) -> syn::Result<BtDef> {
+    super::nesting::check(&input)?;
     let parser = |input: ParseStream<'_>| {
         let mut def = BtDef {
             blackboard: None,

@@ -1,0 +1,15 @@
+use stratagem::prelude::*;
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Sentry {}
+
+fn ready(_: &Sentry) -> bool {
+    true
+}
+
+bt! {
+    for Sentry
+    behavior Deep { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { invert { condition ready } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } } }
+}
+
+fn main() {}
