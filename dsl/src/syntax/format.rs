@@ -78,7 +78,10 @@ impl Layout {
     }
 
     fn in_type(&self, at: usize) -> bool {
-        self.types.iter().any(|&(s, e)| s <= at && at < e)
+        // The ranges are in source order and never overlap (a type is not visited inside):
+        // the one that could hold `at` is the last that starts at or before it.
+        let after = self.types.partition_point(|&(start, _)| start <= at);
+        after > 0 && at < self.types[after - 1].1
     }
 }
 
