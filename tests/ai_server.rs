@@ -244,3 +244,135 @@ async fn a_second_query_while_busy_is_refused() {
     assert_eq!(cancelled.snapshot.status, Status::Failure);
     server.stop().await;
 }
+
+/// Its first call streams `old` pieces for a second, then answers "old answer"; later calls
+/// answer "new answer" at once. Counts the pieces it produced.
+#[derive(Debug, Default)]
+struct SlowThenFast {
+    calls: AtomicUsize,
+    pieces: Arc<AtomicUsize>,
+}
+
+impl LanguageModel for SlowThenFast {
+    fn name(&self) -> &str {
+        "slow-then-fast"
+    }
+    fn generate(&self, request: LlmRequest) -> BoxFuture<'static, Result<LlmResponse, LlmError>> {
+        let stream = self.stream(request);
+        Box::pin(stratagem::ai::collect_stream(stream, |_| {}))
+    }
+    fn stream(
+        &self,
+        _: LlmRequest,
+    ) -> futures::stream::BoxStream<'static, Result<stratagem::ai::LlmDelta, LlmError>> {
+        use futures::StreamExt;
+        use stratagem::ai::{FinishReason, LlmDelta, Usage};
+        let finish = || LlmDelta::Finish {
+            reason: FinishReason::Stop,
+            usage: Usage::default(),
+        };
+        if self.calls.fetch_add(1, Ordering::SeqCst) > 0 {
+            let pieces = vec![
+                Ok(LlmDelta::Text {
+                    text: "new answer".into(),
+                }),
+                Ok(finish()),
+            ];
+            return futures::stream::iter(pieces).boxed();
+        }
+        let produced = self.pieces.clone();
+        futures::stream::unfold(0u32, move |n| {
+            let produced = produced.clone();
+            async move {
+                match n {
+                    0..100 => {
+                        tokio::time::sleep(Duration::from_millis(10)).await;
+                        produced.fetch_add(1, Ordering::SeqCst);
+                        Some((
+                            Ok(LlmDelta::Text {
+                                text: "old ".into(),
+                            }),
+                            n + 1,
+                        ))
+                    }
+                    100 => Some((
+                        Ok(LlmDelta::Text {
+                            text: "old answer".into(),
+                        }),
+                        n + 1,
+                    )),
+                    101 => Some((Ok(finish()), n + 1)),
+                    _ => None,
+                }
+            }
+        })
+        .boxed()
+    }
+}
+
+#[tokio::test]
+async fn cancelling_stops_the_model_call_and_a_reused_request_id_gets_a_fresh_answer() {
+    let model = Arc::new(SlowThenFast::default());
+    let pieces = model.pieces.clone();
+    let server = AgentServer::start(Desk::new(), Options::default().models(table(model)))
+        .await
+        .unwrap();
+    let mut events = server.subscribe();
+    server
+        .call(Signal::new(
+            "ai.query",
+            json!({"query": "first", "request_id": "r1"}),
+        ))
+        .await
+        .unwrap();
+    // Some deltas stream in.
+    loop {
+        let event = events.recv().await.unwrap();
+        if event.signal_type == "ai.llm.delta" {
+            break;
+        }
+    }
+    let cancelled = server
+        .call(Signal::new("ai.cancel", json!(null)))
+        .await
+        .unwrap();
+    assert_eq!(cancelled.snapshot.status, Status::Failure);
+    let produced_at_cancel = pieces.load(Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(
+        pieces.load(Ordering::SeqCst) <= produced_at_cancel + 1,
+        "the model call kept running after the cancel"
+    );
+    // Whatever was already published before the cancel, nothing streams after it.
+    let mut after_cancel = Vec::new();
+    let mut seen_cancel = false;
+    while let Ok(event) = events.try_recv() {
+        if event.signal_type == "ai.request.failed" {
+            seen_cancel = true;
+        } else if seen_cancel && event.signal_type == "ai.llm.delta" {
+            after_cancel.push(event);
+        }
+    }
+    assert!(seen_cancel);
+    assert!(
+        after_cancel.is_empty(),
+        "deltas after the cancel: {after_cancel:?}"
+    );
+
+    // The same request id again: the fresh call's answer, never the old one.
+    server
+        .call(Signal::new(
+            "ai.query",
+            json!({"query": "second", "request_id": "r1"}),
+        ))
+        .await
+        .unwrap();
+    let done = server
+        .await_completion(Duration::from_secs(5))
+        .await
+        .unwrap();
+    assert_eq!(done.status, Status::Success, "{done:?}");
+    let result = done.result.expect("a completed request has a result");
+    assert_eq!(result["answer"], "new answer", "{result}");
+    server.stop().await;
+}

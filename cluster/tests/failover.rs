@@ -13,14 +13,13 @@
 
 mod support;
 
-use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use agent_runtime::Signal;
 use futures::StreamExt;
 use serde_json::json;
 use support::cluster::{
-    LEASE_MS, Scenario, add, counts, give_up_after, node_main, runtime, wait_until,
+    LEASE_MS, NodeProcess, Scenario, add, counts, give_up_after, node_main, runtime, wait_until,
 };
 use support::tally::Tally;
 use support::{Nats, Postgres};
@@ -146,10 +145,7 @@ fn kill_and_restart(nats: &Nats, pg: &Postgres) {
 
 fn paused_node_cannot_write(nats: &Nats, pg: &Postgres) {
     let scenario = Scenario::new(nats, pg, "paused", 4);
-    let mut nodes = BTreeMap::from([
-        ("b1".to_string(), scenario.node("b1")),
-        ("b2".to_string(), scenario.node("b2")),
-    ]);
+    let mut nodes = scenario.nodes(&["b1", "b2"]);
     let rt = runtime();
     rt.block_on(async {
         let client = scenario.client().await;
@@ -208,17 +204,12 @@ fn paused_node_cannot_write(nats: &Nats, pg: &Postgres) {
         );
         paused.stop();
     });
-    for (_, node) in nodes {
-        node.stop();
-    }
+    nodes.into_values().for_each(NodeProcess::stop);
 }
 
 fn timer_fires_once_on_the_new_owner(nats: &Nats, pg: &Postgres) {
     let scenario = Scenario::new(nats, pg, "timers", 4);
-    let mut nodes = BTreeMap::from([
-        ("c1".to_string(), scenario.node("c1")),
-        ("c2".to_string(), scenario.node("c2")),
-    ]);
+    let mut nodes = scenario.nodes(&["c1", "c2"]);
     let rt = runtime();
     rt.block_on(async {
         let client = scenario.client().await;
@@ -267,9 +258,7 @@ fn timer_fires_once_on_the_new_owner(nats: &Nats, pg: &Postgres) {
         assert_eq!(state["reminders"], 1, "{state}");
         assert_eq!(state["reminded_on"], json!([other]), "{state}");
     });
-    for (_, node) in nodes {
-        node.stop();
-    }
+    nodes.into_values().for_each(NodeProcess::stop);
 }
 
 fn postgres_restart(nats: &Nats, pg: &Postgres) {

@@ -9,7 +9,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use futures::FutureExt;
 use serde_json::json;
 
-use crate::ai::{LLM_DELTA, LlmCall, LlmError, LlmErrorKind, LlmReply, collect_stream};
+use crate::ai::{
+    LLM_DELTA, LlmCall, LlmError, LlmErrorKind, LlmReply, REQUEST_COMPLETED, REQUEST_FAILED,
+    collect_stream,
+};
 use crate::directive::Directive;
 use crate::error::{AgentError, ErrorContext};
 use crate::signal::Signal;
@@ -177,6 +180,33 @@ impl Core {
             abort: task.abort_handle(),
         });
         Ok(())
+    }
+
+    /// When the agent reports that an AI request ended (`ai.request.completed`, or
+    /// `ai.request.failed` other than a busy refusal: cancelled, failed), the model calls it
+    /// still has running are stopped: nobody waits for them, no more deltas are published, and
+    /// a new request reusing the id never gets their answers.
+    pub(super) fn stop_llm_calls_of_ended_request(&mut self, signal: &Signal) {
+        if self.llm_calls.is_empty() {
+            return;
+        }
+        let ended = signal.signal_type == REQUEST_COMPLETED
+            || (signal.signal_type == REQUEST_FAILED
+                && signal.data.get("reason").and_then(|r| r.as_str()) != Some("busy"));
+        let Some(request_id) = signal.data.get("request_id").and_then(|r| r.as_str()) else {
+            return;
+        };
+        if !ended {
+            return;
+        }
+        self.llm_calls.retain(|c| {
+            let keep = c.call.request_id != request_id;
+            if !keep {
+                c.abort.abort();
+                tracing::debug!(call_id = %c.call.call_id, "model call of an ended request stopped");
+            }
+            keep
+        });
     }
 
     /// A model call finished: route its answer to the agent, unless the call was stopped or

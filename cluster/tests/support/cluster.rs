@@ -78,6 +78,14 @@ impl Scenario {
         node
     }
 
+    /// Node processes by name.
+    pub fn nodes(&self, names: &[&str]) -> BTreeMap<String, NodeProcess> {
+        names
+            .iter()
+            .map(|name| (name.to_string(), self.node(name)))
+            .collect()
+    }
+
     pub async fn client(&self) -> ClusterClient {
         ClusterClient::connect(&self.nats, &self.options())
             .await
