@@ -44,7 +44,7 @@ pub use error::{ActionError, ActionErrorKind, AgentError, ErrorContext, IntoActi
 pub use instruction::{ExecOptions, Instruction};
 pub use route::{Route, RouteError, RoutePattern, RouteSpec, RouteTarget, Router};
 pub use runner::Runner;
-pub use signal::Signal;
+pub use signal::{Signal, SignalError};
 pub use snapshot::{Snapshot, Status};
 pub use state_op::{StateOp, StatePath};
 pub use strategy::{

@@ -222,7 +222,8 @@ impl<S: AiAgent> Machine<'_, S> {
         }
     }
 
-    fn with_cx<R>(&mut self, f: impl FnOnce(&mut Trace, &mut Cx<'_>) -> R) -> R {
+    /// Runs `f` on the run's trace with a planning context, then issues the calls it made.
+    fn with_cx<R>(&mut self, f: impl FnOnce(&mut Option<Trace>, &mut Cx<'_>) -> R) -> R {
         let calls_left = self.budget_left();
         let config = S::AI.reasoning;
         let run = self.ai.run.as_mut().expect("a search runs in a request");
@@ -233,8 +234,7 @@ impl<S: AiAgent> Machine<'_, S> {
             calls_left,
             issued: Vec::new(),
         };
-        let trace = run.trace.as_mut().expect("a search has a trace");
-        let out = f(trace, &mut cx);
+        let out = f(&mut run.trace, &mut cx);
         let issued = cx.issued;
         self.issue(issued);
         out
@@ -265,20 +265,7 @@ impl<S: AiAgent> Machine<'_, S> {
         self.ai.phase = Phase::AwaitingLlm;
         self.run().step = 1;
         self.hooks.on_step_start(self.state, self.step());
-        let calls_left = self.budget_left();
-        let config = S::AI.reasoning;
-        let run = self.ai.run.as_mut().expect("a search runs in a request");
-        let mut cx = Cx {
-            query: &run.query,
-            config: &config,
-            system: S::AI.system,
-            calls_left,
-            issued: Vec::new(),
-        };
-        let trace = start(kind, &mut cx);
-        let issued = cx.issued;
-        run.trace = Some(trace);
-        self.issue(issued);
+        self.with_cx(|trace, cx| *trace = Some(start(kind, cx)));
         if self.run_ref().calls.is_empty() {
             self.end_search(Termination::Budget);
         }
@@ -299,7 +286,7 @@ impl<S: AiAgent> Machine<'_, S> {
             return;
         };
         let purpose = run.calls.remove(index).purpose;
-        self.with_cx(|trace, cx| answered(trace, cx, purpose, &response.text));
+        self.with_cx(|trace, cx| answered(traced(trace), cx, purpose, &response.text));
         if !self.run_ref().calls.is_empty() {
             return;
         }
@@ -307,7 +294,7 @@ impl<S: AiAgent> Machine<'_, S> {
         if self.stop_condition() {
             return self.end_search(Termination::StopCondition);
         }
-        let ended = self.with_cx(step_ended);
+        let ended = self.with_cx(|trace, cx| step_ended(traced(trace), cx));
         match ended {
             Some(reason) => self.end_search(reason),
             None if self.run_ref().calls.is_empty() => self.end_search(Termination::Budget),
@@ -323,6 +310,10 @@ impl<S: AiAgent> Machine<'_, S> {
         let outcome = run.trace.as_mut().map(outcome).unwrap_or_default();
         self.finish_with(reason, outcome, None);
     }
+}
+
+fn traced(trace: &mut Option<Trace>) -> &mut Trace {
+    trace.as_mut().expect("a running search has a trace")
 }
 
 /// The calls a running search waits for, as a snapshot shows them.

@@ -304,7 +304,7 @@ impl Core {
         )
     }
 
-    fn snapshot(&mut self) -> Snapshot {
+    pub(super) fn snapshot(&mut self) -> Snapshot {
         match catch_unwind(AssertUnwindSafe(|| self.agent.snapshot())) {
             Ok(snapshot) => snapshot,
             Err(payload) => {
@@ -324,10 +324,20 @@ impl Core {
         }
     }
 
-    /// After each step: arm or disarm the tick, answer completion waiters.
-    pub(super) fn after_step(&mut self) -> Snapshot {
-        let snapshot = self.snapshot();
-        let running = snapshot.status == Status::Running;
+    /// The agent's status without the snapshot's details (no JSON built); a panicking strategy
+    /// is reported as [`snapshot`](Self::snapshot) reports it.
+    fn status(&mut self) -> Status {
+        match catch_unwind(AssertUnwindSafe(|| self.agent.status())) {
+            Ok(status) => status,
+            Err(_) => self.snapshot().status,
+        }
+    }
+
+    /// After each step: arm or disarm the tick, answer completion waiters. Reads the status
+    /// only: the full snapshot is built when a waiter gets it.
+    pub(super) fn after_step(&mut self) -> Status {
+        let status = self.status();
+        let running = status == Status::Running;
         match (running && self.stop.is_none(), self.tick) {
             (true, None) => {
                 let at = Instant::now() + self.tick_interval;
@@ -339,12 +349,13 @@ impl Core {
             }
             _ => {}
         }
-        if snapshot.done() {
+        if status.is_done() && !self.waiters.is_empty() {
+            let snapshot = self.snapshot();
             for waiter in self.waiters.drain(..) {
                 let _ = waiter.send(Ok(snapshot.clone()));
             }
         }
-        snapshot
+        status
     }
 
     /// Handles up to a batch of what is already in the mailbox, without waiting.
@@ -417,10 +428,10 @@ impl Core {
         }
         self.execute(directives);
         self.errors_for_caller = 0;
-        let snapshot = self.after_step();
+        self.after_step();
         recorded.map(|directives| CallOutcome {
             directives,
-            snapshot,
+            snapshot: self.snapshot(),
         })
     }
 }

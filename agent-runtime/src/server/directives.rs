@@ -121,6 +121,13 @@ impl Core {
 
     /// Sends a signal to subscribers, the parent and the transports.
     pub(super) fn publish(&mut self, signal: &Signal) -> Result<(), Box<Directive>> {
+        // Nothing that breaks a CloudEvents rule leaves the agent.
+        if let Err(error) = signal.validate() {
+            return Err(failed(
+                "emit",
+                format!("the signal was not published: {error}"),
+            ));
+        }
         if let Some(events) = self.shared.events.get() {
             // No receiver left is not an error: nobody is watching.
             let _ = events.send(signal.clone());

@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use crate::route::RouteError;
+use crate::signal::SignalError;
 use crate::snapshot::Snapshot;
 use crate::store::{CheckpointError, StoreError};
 
@@ -41,6 +42,16 @@ pub enum ServerError {
         id: String,
         /// The mailbox capacity.
         capacity: usize,
+    },
+    /// The signal breaks a CloudEvents 1.0 rule: it was refused, not queued.
+    #[error("agent `{agent}` (`{id}`) refused a signal: {error}")]
+    InvalidSignal {
+        /// The agent type.
+        agent: &'static str,
+        /// The agent's id.
+        id: String,
+        /// The attribute at fault and why.
+        error: SignalError,
     },
     /// The signal is larger than `Options::max_signal_bytes`: refused, nothing processed.
     #[error(

@@ -49,12 +49,20 @@ impl Shared {
         }
     }
 
-    /// Queues a signal unless the mailbox is full; the one place capacity is enforced.
+    /// Queues a signal unless it breaks a CloudEvents rule, is too large or finds the mailbox
+    /// full; the one place all three are enforced.
     pub(crate) fn deliver(
         &self,
         tx: &UnboundedSender<Message>,
         envelope: Envelope,
     ) -> Result<(), ServerError> {
+        if let Err(error) = envelope.signal.validate() {
+            return Err(ServerError::InvalidSignal {
+                agent: self.name,
+                id: self.id.to_string(),
+                error,
+            });
+        }
         let signal = &envelope.signal;
         if signal_size_exceeds(signal, self.max_signal_bytes) {
             return Err(ServerError::SignalTooLarge {
@@ -180,7 +188,8 @@ impl AgentRef {
     }
 
     /// Delivers a signal without waiting for it to be processed. A full mailbox refuses it
-    /// ([`ServerError::MailboxFull`]); a stopped agent too ([`ServerError::Stopped`]).
+    /// ([`ServerError::MailboxFull`]); a stopped agent too ([`ServerError::Stopped`]); so does
+    /// a signal that breaks a CloudEvents rule ([`ServerError::InvalidSignal`]).
     pub fn cast(&self, signal: Signal) -> Result<(), ServerError> {
         self.shared.deliver(
             &self.tx,

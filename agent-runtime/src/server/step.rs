@@ -67,9 +67,8 @@ impl Core {
                 }
             }
             Control::AwaitCompletion(reply) => {
-                let snapshot = self.after_step();
-                if snapshot.done() {
-                    let _ = reply.send(Ok(snapshot));
+                if self.after_step().is_done() {
+                    let _ = reply.send(Ok(self.snapshot()));
                 } else {
                     // Callers that gave up leave closed senders behind; drop them here.
                     self.waiters.retain(|w| !w.is_closed());

@@ -503,26 +503,30 @@ fn fire<S: FsmSpec>(
             result
         }
         // Out of line and returning the whole `Result`: the error is written where the caller
-        // wants it, so the common `Ok` path does not share (and read back) a stack slot with it.
-        step => refuse::<S>(state, step, from, event, params),
+        // wants it, so the `Ok` path does not share (and read back) a stack slot with it. Not
+        // `#[cold]`: in a device's stream most events are refused.
+        step => {
+            let refusal = refuse::<S>(state, step, from, event, &params);
+            discard(params);
+            refusal
+        }
     }
 }
 
 /// [`refused`] as the result of [`fire`].
-#[cold]
 #[inline(never)]
 fn refuse<S: FsmSpec>(
     agent: &S,
     step: Step<S::State>,
     from: S::State,
     event: S::Event,
-    params: Value,
+    params: &Value,
 ) -> Result<Vec<Directive>, AgentError> {
-    Err(refused::<S>(agent, step, from, Some(event), &params))
+    Err(refused::<S>(agent, step, from, Some(event), params))
 }
 
 /// The error for a step that fired no row.
-#[cold]
+#[inline]
 fn refused<S: FsmSpec>(
     agent: &S,
     step: Step<S::State>,

@@ -5,24 +5,14 @@
 use std::collections::HashMap;
 
 use crate::model::{
-    AiDef, AiKind, OptionType, OptionValue, REASONING_OPTIONS, ReasoningOption, Span, Spanned,
-    reasoning_option,
+    AiDef, AiKind, COMMON_AI_OPTIONS, OptionType, OptionValue, REASONING_OPTIONS, ReasoningOption,
+    Span, Spanned, reasoning_option,
 };
 
 use super::codes;
 use super::ctxt::Ctxt;
 use super::diagnostic::Diagnostic;
 use super::suggest::{did_you_mean, list};
-
-/// The names an AI block accepts besides the search options (for "did you mean").
-const COMMON: &[&str] = &[
-    "model",
-    "system",
-    "tools",
-    "max_iterations",
-    "temperature",
-    "max_tokens",
-];
 
 /// Checks `ai.reasoning`, collecting every diagnostic in `cx`.
 pub fn check_reasoning(cx: &Ctxt, ai: &AiDef) {
@@ -79,11 +69,11 @@ pub fn check_reasoning(cx: &Ctxt, ai: &AiDef) {
 
 fn unknown(cx: &Ctxt, ai: &AiDef, option: &ReasoningOption) {
     let name = option.name.value.as_str();
-    let candidates = COMMON
+    let candidates = COMMON_AI_OPTIONS
         .iter()
         .copied()
         .chain(REASONING_OPTIONS.iter().map(|o| o.name));
-    let own: Vec<&str> = COMMON
+    let own: Vec<&str> = COMMON_AI_OPTIONS
         .iter()
         .copied()
         .filter(|o| ai.kind.uses_tools() || !matches!(*o, "tools" | "max_iterations"))

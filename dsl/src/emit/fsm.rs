@@ -38,6 +38,8 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
         .map(|e| ident(&event_variant(&e.value), e.span))
         .collect();
 
+    let state_docs = state_names.iter().map(|n| format!("`{n}`"));
+    let event_docs = event_names.iter().map(|n| format!("`{n}`"));
     let initial = fsm
         .initial_state()
         .map(|s| ident(&s.value, s.span))
@@ -100,7 +102,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
         let accepted = event_groups(&state.value)
             .into_iter()
             .map(|(i, _)| events[i].value.as_str());
-        quote!(#state_ty::#variant => &[#(#rt::Name::Borrowed(#accepted)),*])
+        quote!(__S::#variant => &[#(__N(#accepted)),*])
     });
 
     // Rows are numbered in declaration order; `Step::Fire(n)` names row `n`.
@@ -119,8 +121,8 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
             let event = events[i];
             let s = ident(&state.value, state.span);
             let e = ident(&event_variant(&event.value), event.span);
-            let body = guarded(&numbered(&row_index, &rows), &state_ty, &rt);
-            quote!((#state_ty::#s, #event_ty::#e) => #body)
+            let body = guarded(&numbered(&row_index, &rows), &rt);
+            quote!((__S::#s, __E::#e) => #body)
         })
     });
     let timeout_arms = states.iter().filter_map(|state| {
@@ -133,8 +135,8 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
             return None;
         }
         let s = ident(&state.value, state.span);
-        let body = guarded(&numbered(&row_index, &rows), &state_ty, &rt);
-        Some(quote!(#state_ty::#s => #body))
+        let body = guarded(&numbered(&row_index, &rows), &rt);
+        Some(quote!(__S::#s => #body))
     });
     let guard_error_arms = indexed.iter().filter_map(|(i, row)| {
         let guard = row.guard.as_ref()?;
@@ -160,7 +162,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
             .filter_map(|r| r.guard.as_ref())
             .map(|g| path_text(&g.value))
             .collect();
-        quote!(&[#(#rt::Name::Borrowed(#names)),*])
+        quote!(&[#(__N(#names)),*])
     };
     let guards_arms = states.iter().flat_map(|state| {
         let s = ident(&state.value, state.span);
@@ -171,7 +173,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
                 let event = events[i];
                 let e = ident(&event_variant(&event.value), event.span);
                 let list = guard_list(rows);
-                quote!((#state_ty::#s, ::core::option::Option::Some(#event_ty::#e)) => #list)
+                quote!((__S::#s, ::core::option::Option::Some(__E::#e)) => #list)
             })
             .collect();
         let timers: Vec<&RowDef> = rows_of(&state.value)
@@ -181,7 +183,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
             .collect();
         if timers.iter().any(|r| r.guard.is_some()) {
             let list = guard_list(timers);
-            arms.push(quote!((#state_ty::#s, ::core::option::Option::None) => #list));
+            arms.push(quote!((__S::#s, ::core::option::Option::None) => #list));
         }
         arms
     });
@@ -228,7 +230,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
         #[doc = #state_doc]
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum #state_ty {
-            #(#[doc = concat!("`", #state_names, "`")] #state_variants,)*
+            #(#[doc = #state_docs] #state_variants,)*
         }
 
         #enum_items
@@ -250,7 +252,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
         #[doc = #event_doc]
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum #event_ty {
-            #(#[doc = concat!("`", #event_names, "`")] #event_variants,)*
+            #(#[doc = #event_docs] #event_variants,)*
         }
 
         #event_items
@@ -282,28 +284,38 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
 
             const EVENT_NAMES: &'static [#rt::Name] = &[#(#rt::Name::Borrowed(#event_names)),*];
 
+            #[allow(unused_imports)]
             fn accepted(state: #state_ty) -> &'static [#rt::Name] {
+                use #state_ty as __S;
+                use ::std::borrow::Cow::Borrowed as __N;
                 match state {
                     #(#accepted,)*
                 }
             }
 
             #[inline]
-            #[allow(unreachable_patterns, unused_variables)]
+            #[allow(unreachable_patterns, unused_variables, unused_imports)]
             fn transition(
                 #l_agent: &Self,
                 #l_from: #state_ty,
                 #l_event: #event_ty,
                 #l_params: &#private::serde_json::Value,
             ) -> #rt::Step<#state_ty> {
+                use #state_ty as __S;
+                use #event_ty as __E;
+                use #rt::Step as __Step;
+                use ::core::result::Result as __R;
                 match (#l_from, #l_event) {
                     #(#transition_arms,)*
                     _ => #rt::Step::Invalid,
                 }
             }
 
-            #[allow(unreachable_patterns, unused_variables)]
+            #[allow(unreachable_patterns, unused_variables, unused_imports)]
             fn timeout(#l_agent: &Self, #l_from: #state_ty) -> #rt::Step<#state_ty> {
+                use #state_ty as __S;
+                use #rt::Step as __Step;
+                use ::core::result::Result as __R;
                 let #l_params = &#private::serde_json::Value::Null;
                 match #l_from {
                     #(#timeout_arms,)*
@@ -332,11 +344,14 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
                 }
             }
 
-            #[allow(unreachable_patterns)]
+            #[allow(unreachable_patterns, unused_imports)]
             fn guards(
                 from: #state_ty,
                 event: ::core::option::Option<#event_ty>,
             ) -> &'static [#rt::Name] {
+                use #state_ty as __S;
+                use #event_ty as __E;
+                use ::std::borrow::Cow::Borrowed as __N;
                 match (from, event) {
                     #(#guards_arms,)*
                     _ => &[],
@@ -394,14 +409,16 @@ fn numbered<'a>(
 
 /// The rows of one trigger, tried in order:
 /// `if g1(agent) { Fire(1, To1) } else if g2(agent) { Fire(2, To2) } else { Rejected }`.
-fn guarded(rows: &[(u32, &RowDef)], state_ty: &syn::Ident, rt: &TokenStream) -> TokenStream {
-    let mut body = quote!(#rt::Step::Rejected);
+/// Written inside the generated function, where `__S`, `__Step` and `__R` name the state enum,
+/// `Step` and `Result` (short paths: a 10,000-state machine has 20,000 arms).
+fn guarded(rows: &[(u32, &RowDef)], rt: &TokenStream) -> TokenStream {
+    let mut body = quote!(__Step::Rejected);
     for (index, row) in rows.iter().rev() {
         let to = ident(&row.to.value, row.to.span);
         let fire = if row.internal {
-            quote!(#rt::Step::Stay(#index))
+            quote!(__Step::Stay(#index))
         } else {
-            quote!(#rt::Step::Fire(#index, #state_ty::#to))
+            quote!(__Step::Fire(#index, __S::#to))
         };
         body = match &row.guard {
             Some(guard) => {
@@ -415,9 +432,9 @@ fn guarded(rows: &[(u32, &RowDef)], state_ty: &syn::Ident, rt: &TokenStream) -> 
                 let check = quote_spanned!(span=> #rt::Guard::<Self, _>::check(&#guard, #name, #agent, #params));
                 quote! {
                     match #check {
-                        ::core::result::Result::Ok(true) => #fire,
-                        ::core::result::Result::Ok(false) => #body,
-                        ::core::result::Result::Err(_) => #rt::Step::GuardFailed(#index),
+                        __R::Ok(true) => #fire,
+                        __R::Ok(false) => #body,
+                        __R::Err(_) => __Step::GuardFailed(#index),
                     }
                 }
             }

@@ -12,6 +12,17 @@ use super::reasoning::ReasoningOption;
 use super::setting::Setting;
 use super::span::Span;
 
+/// The options every AI strategy block may hold besides the search options (and, in macros,
+/// `hooks`).
+pub const COMMON_AI_OPTIONS: &[&str] = &[
+    "model",
+    "system",
+    "tools",
+    "max_iterations",
+    "temperature",
+    "max_tokens",
+];
+
 /// Which AI strategy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum AiKind {

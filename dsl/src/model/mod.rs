@@ -16,7 +16,7 @@ mod tree;
 
 pub use action::{ActionDef, ActionParam, ExecSettings, ParamKind};
 pub use agent::{ActionRef, AgentDef, Field, StateDef, StrategyDef};
-pub use ai::{AiDef, AiKind};
+pub use ai::{AiDef, AiKind, COMMON_AI_OPTIONS};
 pub use fsm::{
     FsmDef, HookDef, HookKind, RowDef, TerminalDef, TerminalKind, Trigger, event_variant,
 };

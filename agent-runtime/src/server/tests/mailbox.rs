@@ -272,3 +272,47 @@ fn an_agent_whose_runtime_shuts_down_reports_it_instead_of_hanging_its_callers()
         Err(ServerError::Stopped { .. })
     ));
 }
+
+#[tokio::test]
+async fn signals_that_break_a_cloudevents_rule_are_refused_at_the_door() {
+    let server = worker(Options::default()).await;
+    let refused = server
+        .cast(signal("worker.count", json!({})).with_source("not a uri"))
+        .unwrap_err();
+    let ServerError::InvalidSignal { error, .. } = &refused else {
+        panic!("{refused:?}");
+    };
+    assert_eq!(error.attribute, "source");
+    assert!(
+        refused.to_string().starts_with(
+            "agent `Worker` (`w`) refused a signal: invalid CloudEvents attribute `source`"
+        ),
+        "{refused}"
+    );
+    let mut empty_id = signal("worker.count", json!({}));
+    empty_id.id.clear();
+    assert!(matches!(
+        server.call(empty_id).await,
+        Err(ServerError::InvalidSignal { .. })
+    ));
+    assert_eq!(
+        server.state().await.unwrap().count,
+        0,
+        "nothing was processed"
+    );
+    // An emitted signal with an empty type is not published: the emit fails, and the error
+    // policy reports it.
+    let server = worker(Options::new().error_policy(ErrorPolicy::emit_signal())).await;
+    let mut events = server.subscribe();
+    server
+        .call(signal("worker.emit", json!({"type": "", "data": 1})))
+        .await
+        .unwrap();
+    let error = events.recv().await.unwrap();
+    assert_eq!(error.signal_type, "stratagem.agent.error");
+    assert_eq!(
+        error.data["message"],
+        "directive `emit` failed: the signal was not published: invalid CloudEvents attribute `type`: must not be empty"
+    );
+    assert!(events.try_recv().is_err(), "nothing else was published");
+}

@@ -12,7 +12,7 @@
 //!
 //! Throughput is LLM calls, so criterion reports the time per call handled; the goal is under
 //! 20 µs per call and flat across sizes (linear in nodes). No I/O anywhere.
-//! `cargo bench -p stratagem-benches --bench reasoning`; results are in BENCHMARKS.md.
+//! `cargo bench -p stratagem-benches --bench search_overhead`; results are in BENCHMARKS.md.
 
 use std::hint::black_box;
 use std::sync::Arc;
