@@ -7,7 +7,7 @@
 //!   owner processed (both read on PostgreSQL's clock);
 //! - checkpoint write latency (one fenced save, sequential).
 //!
-//! `cargo bench -p agent-cluster --bench cluster`; `STRATAGEM_BENCH_SIGNALS` sets the number of
+//! `cargo bench -p agent-cluster --features nats --bench cluster`; `STRATAGEM_BENCH_SIGNALS` sets the number of
 //! signals per throughput run (default 10,000, over 1,000 agents).
 
 #[path = "../tests/support/mod.rs"]
@@ -33,7 +33,9 @@ fn main() {
         return node_main(name);
     }
     if !std::env::args().any(|a| a == "--bench") {
-        println!("the cluster benchmark runs with `cargo bench -p agent-cluster --bench cluster`");
+        println!(
+            "the cluster benchmark runs with `cargo bench -p agent-cluster --features nats --bench cluster`"
+        );
         return;
     }
     let signals: u64 = std::env::var("STRATAGEM_BENCH_SIGNALS")

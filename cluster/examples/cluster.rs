@@ -1,7 +1,7 @@
 //! Two cluster nodes, and an agent moving between them.
 //!
 //! ```sh
-//! cargo run -p agent-cluster --example cluster
+//! cargo run -p agent-cluster --features nats --example cluster
 //! ```
 //!
 //! Against your own servers, set `STRATAGEM_NATS_URL` (a `nats-server -js`) and

@@ -15,6 +15,10 @@
 //!   agents over from their last checkpoint; JetStream redelivers what was not acknowledged,
 //!   and the ids recorded with each checkpoint make a redelivered signal count once.
 //! - [`ClusterClient`] sends signals to agents wherever they run.
+//!
+//! The NATS half ([`Cluster`], [`ClusterClient`], [`NatsTransport`]) is behind the `nats`
+//! feature, off by default: `async-nats` turns on `tracing`'s `attributes`, which brings a second
+//! `syn` into every build it is part of. The facade's `cluster` feature enables it.
 
 #![forbid(unsafe_code)]
 
@@ -23,20 +27,36 @@ mod postgres;
 
 pub use lease::{FencedStore, Lease};
 pub use postgres::{PostgresStore, Reconnect};
+#[cfg(feature = "nats")]
 mod client;
+#[cfg(feature = "nats")]
 mod error;
+#[cfg(feature = "nats")]
 mod host;
+#[cfg(feature = "nats")]
 mod options;
+#[cfg(feature = "nats")]
 mod placement;
+#[cfg(feature = "nats")]
 mod seen;
+#[cfg(feature = "nats")]
 mod shard;
+#[cfg(feature = "nats")]
 mod transport;
+#[cfg(feature = "nats")]
 mod wire;
 
+#[cfg(feature = "nats")]
 pub use client::ClusterClient;
+#[cfg(feature = "nats")]
 pub use error::ClusterError;
+#[cfg(feature = "nats")]
 pub use host::{Cluster, ClusterStats};
+#[cfg(feature = "nats")]
 pub use options::{AckAfter, ClusterOptions};
+#[cfg(feature = "nats")]
 pub use placement::{Placement, shard_of};
+#[cfg(feature = "nats")]
 pub use transport::NatsTransport;
+#[cfg(feature = "nats")]
 pub use wire::{AGENT_HEADER, CONTENT_TYPE};

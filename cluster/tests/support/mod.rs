@@ -232,5 +232,6 @@ impl Drop for Postgres {
     }
 }
 
+#[cfg(feature = "nats")]
 pub mod cluster;
 pub mod tally;
