@@ -27,7 +27,14 @@
 //! lengths count Unicode code points. The official JSON Schema Test Suite's cases for these
 //! keywords run in `agent-runtime/tests/json_schema_suite.rs`.
 
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::fmt::Write as _;
+
 use serde_json::{Map, Value};
+
+use super::ToolSpec;
+use crate::quote::{QuotedJson, clip};
 
 /// The keywords the validator enforces.
 pub const ENFORCED: &[&str] = &[
@@ -85,11 +92,11 @@ const MAX_DEPTH: u32 = 64;
 /// ```
 pub fn unenforced_keywords(schema: &Value) -> Vec<String> {
     let mut out = Vec::new();
-    walk_schema(schema, &mut String::new(), &mut out, 0);
+    walk_schema(schema, schema, &mut String::new(), &mut out, 0);
     out
 }
 
-fn walk_schema(schema: &Value, at: &mut String, out: &mut Vec<String>, depth: u32) {
+fn walk_schema(root: &Value, schema: &Value, at: &mut String, out: &mut Vec<String>, depth: u32) {
     let Some(map) = schema.as_object() else {
         return;
     };
@@ -106,22 +113,33 @@ fn walk_schema(schema: &Value, at: &mut String, out: &mut Vec<String>, depth: u3
                     at.push_str(key);
                     at.push('/');
                     at.push_str(&name.replace('~', "~0").replace('/', "~1"));
-                    walk_schema(sub, at, out, depth + 1);
+                    walk_schema(root, sub, at, out, depth + 1);
                     at.truncate(len);
                 }
             }
             "prefixItems" | "anyOf" | "oneOf" | "allOf" => {
                 for (i, sub) in value.as_array().into_iter().flatten().enumerate() {
                     at.push_str(&format!("/{key}/{i}"));
-                    walk_schema(sub, at, out, depth + 1);
+                    walk_schema(root, sub, at, out, depth + 1);
                     at.truncate(len);
                 }
             }
             "items" | "additionalProperties" => {
                 at.push('/');
                 at.push_str(key);
-                walk_schema(value, at, out, depth + 1);
+                walk_schema(root, value, at, out, depth + 1);
                 at.truncate(len);
+            }
+            "$ref" => {
+                // Only pointers into the schema itself are followed: no remote documents.
+                let reference = value.as_str().unwrap_or_default();
+                if resolve(root, reference).is_none() {
+                    out.push(format!(
+                        "`$ref` to `{}` at `{}`, which is not a `#` pointer into the schema",
+                        clip(reference),
+                        if at.is_empty() { "/" } else { at.as_str() }
+                    ));
+                }
             }
             k if ENFORCED.contains(&k) || ANNOTATIONS.contains(&k) => {}
             other => out.push(format!(
@@ -130,6 +148,18 @@ fn walk_schema(schema: &Value, at: &mut String, out: &mut Vec<String>, depth: u3
             )),
         }
     }
+}
+
+/// [`unenforced_keywords`] of every tool, as `` tool `lookup`: `pattern` at `/properties/code` ``.
+pub fn tool_problems(tools: &[ToolSpec]) -> Vec<String> {
+    tools
+        .iter()
+        .flat_map(|tool| {
+            unenforced_keywords(&tool.parameters)
+                .into_iter()
+                .map(move |problem| format!("tool `{}`: {problem}", tool.name))
+        })
+        .collect()
 }
 
 /// Checks `value` against `schema`; returns every problem found, with its JSON path.
@@ -184,6 +214,49 @@ pub fn json_equal(a: &Value, b: &Value) -> bool {
                     .all(|(k, a)| y.get(k).is_some_and(|b| json_equal(a, b)))
         }
         _ => a == b,
+    }
+}
+
+/// `value` as text that is the same for exactly the values [`json_equal`] calls equal: numbers
+/// by value (`1` and `1.0` both give `1`), object keys sorted.
+fn canonical(value: &Value) -> String {
+    let mut out = String::new();
+    write_canonical(value, &mut out);
+    out
+}
+
+// Bounded by the value's nesting, which serde_json caps at 128 when it parses.
+fn write_canonical(value: &Value, out: &mut String) {
+    match value {
+        Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
+            (Some(i), _, _) => write!(out, "{i}").unwrap_or(()),
+            (_, Some(u), _) => write!(out, "{u}").unwrap_or(()),
+            (_, _, Some(f)) if f.fract() == 0.0 && f.abs() < 9.2e18 => {
+                write!(out, "{}", f as i64).unwrap_or(())
+            }
+            (_, _, Some(f)) => write!(out, "{f:e}").unwrap_or(()),
+            _ => out.push_str(&n.to_string()),
+        },
+        Value::Array(items) => {
+            out.push('[');
+            for item in items {
+                write_canonical(item, out);
+                out.push(',');
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            out.push('{');
+            for key in keys {
+                write!(out, "{key:?}:").unwrap_or(());
+                write_canonical(&map[key], out);
+                out.push(',');
+            }
+            out.push('}');
+        }
+        other => out.push_str(&other.to_string()),
     }
 }
 
@@ -269,14 +342,19 @@ fn check(root: &Value, schema: &Value, value: &Value, at: &str, out: &mut Vec<St
         && !options.iter().any(|o| json_equal(o, value))
     {
         out.push(format!(
-            "{at}: {value} is not one of {}",
-            Value::Array(options.clone())
+            "{at}: {} is not one of {}",
+            QuotedJson::new(value),
+            QuotedJson::new(schema.get("enum").unwrap_or(&Value::Null))
         ));
     }
     if let Some(expected) = schema.get("const")
         && !json_equal(expected, value)
     {
-        out.push(format!("{at}: expected {expected}, found {value}"));
+        out.push(format!(
+            "{at}: expected {}, found {}",
+            QuotedJson::new(expected),
+            QuotedJson::new(value)
+        ));
     }
     if let Value::Number(n) = value {
         check_number(schema, n.as_f64().unwrap_or(f64::NAN), value, at, out);
@@ -303,7 +381,10 @@ fn check(root: &Value, schema: &Value, value: &Value, at: &str, out: &mut Vec<St
             .iter()
             .any(|option| fits(root, option, value, at, depth));
         if !fits {
-            out.push(format!("{at}: {value} matches none of the allowed shapes"));
+            out.push(format!(
+                "{at}: {} matches none of the allowed shapes",
+                QuotedJson::new(value)
+            ));
         }
     }
     if let Some(options) = schema.get("oneOf").and_then(Value::as_array) {
@@ -313,10 +394,14 @@ fn check(root: &Value, schema: &Value, value: &Value, at: &str, out: &mut Vec<St
             .take(2)
             .count();
         match matching {
-            0 => out.push(format!("{at}: {value} matches none of the allowed shapes")),
+            0 => out.push(format!(
+                "{at}: {} matches none of the allowed shapes",
+                QuotedJson::new(value)
+            )),
             1 => {}
             _ => out.push(format!(
-                "{at}: {value} matches more than one of the shapes, where exactly one must match"
+                "{at}: {} matches more than one of the shapes, where exactly one must match",
+                QuotedJson::new(value)
             )),
         }
     }
@@ -392,15 +477,20 @@ fn check_array(
         ));
     }
     if schema.get("uniqueItems") == Some(&Value::Bool(true)) {
-        // Quadratic in the items, as JSON equality has no cheap hash (`1` equals `1.0`);
-        // tool arguments are short.
-        'outer: for (i, a) in items.iter().enumerate() {
-            for (j, b) in items.iter().enumerate().skip(i + 1) {
-                if json_equal(a, b) {
+        // One canonical text per item (numbers by value, keys sorted), so equal items meet
+        // in a set: linear, where comparing every pair would be quadratic in the items.
+        let mut first: HashMap<String, usize> = HashMap::with_capacity(items.len());
+        for (j, item) in items.iter().enumerate() {
+            match first.entry(canonical(item)) {
+                Entry::Occupied(i) => {
                     out.push(format!(
-                        "{at}: items {i} and {j} are equal, and items must be unique"
+                        "{at}: items {} and {j} are equal, and items must be unique",
+                        i.get()
                     ));
-                    break 'outer;
+                    break;
+                }
+                Entry::Vacant(slot) => {
+                    slot.insert(j);
                 }
             }
         }
@@ -443,7 +533,7 @@ fn check_object(
         }
     }
     for (key, field) in map {
-        let path = format!("{at}.{key}");
+        let path = format!("{at}.{}", clip(key.as_str()));
         match properties.and_then(|p| p.get(key)) {
             Some(field_schema) => check(root, field_schema, field, &path, out, depth + 1),
             None => match schema.get("additionalProperties") {
@@ -452,7 +542,8 @@ fn check_object(
                         .map(|p| p.keys().map(|k| format!("`{k}`")).collect())
                         .unwrap_or_default();
                     out.push(format!(
-                        "{at}: unknown field `{key}`; allowed fields: {}",
+                        "{at}: unknown field `{}`; allowed fields: {}",
+                        clip(key.as_str()),
                         if known.is_empty() {
                             "none".to_string()
                         } else {
@@ -522,6 +613,143 @@ mod tests {
         assert!(text.contains("$.tags[0]"), "{text}");
         assert!(text.contains("unknown field `colour`"), "{text}");
         assert_eq!(problems.len(), 4, "{text}");
+    }
+
+    #[test]
+    fn keywords_it_does_not_enforce_are_reported_with_their_place() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"code": {"type": "string", "pattern": "^[A-Z]+$"}},
+            "$defs": {"Tag": {"multipleOf": 2}},
+            "items": {"$ref": "https://example.com/remote.json"},
+            "anyOf": [{"$ref": "#/$defs/Tag"}, {"$ref": "#/$defs/Missing"}],
+            "title": "annotations pass",
+        });
+        assert_eq!(
+            unenforced_keywords(&schema),
+            [
+                "`multipleOf` at `/$defs/Tag`",
+                "`$ref` to `#/$defs/Missing` at `/anyOf/1`, which is not a `#` pointer into the schema",
+                "`$ref` to `https://example.com/remote.json` at `/items`, which is not a `#` pointer into the schema",
+                "`pattern` at `/properties/code`",
+            ]
+        );
+        assert!(unenforced_keywords(&closed_schema::<Ticket>()).is_empty());
+        let tools = [ToolSpec {
+            name: "lookup".into(),
+            description: String::new(),
+            parameters: json!({"properties": {"code": {"pattern": "x"}}}),
+        }];
+        assert_eq!(
+            tool_problems(&tools),
+            ["tool `lookup`: `pattern` at `/properties/code`"]
+        );
+    }
+
+    #[test]
+    fn every_enforced_keyword_refuses_and_accepts() {
+        let cases = [
+            (
+                json!({"minLength": 2, "maxLength": 3}),
+                json!("ab"),
+                json!("a"),
+            ),
+            (
+                json!({"minLength": 2, "maxLength": 3}),
+                json!("\u{e9}\u{e9}\u{e9}"),
+                json!("abcd"),
+            ),
+            (json!({"minItems": 1, "maxItems": 2}), json!([1]), json!([])),
+            (
+                json!({"minItems": 1, "maxItems": 2}),
+                json!([1, 2]),
+                json!([1, 2, 3]),
+            ),
+            (
+                json!({"uniqueItems": true}),
+                json!([1, "1", [1]]),
+                json!([{"a": 1, "b": 2}, {"b": 2, "a": 1.0}]),
+            ),
+            (
+                json!({"prefixItems": [{"type": "string"}], "items": false}),
+                json!(["a"]),
+                json!(["a", 1]),
+            ),
+            (
+                json!({"prefixItems": [{"type": "string"}]}),
+                json!(["a", 1]),
+                json!([1]),
+            ),
+            (
+                json!({"exclusiveMinimum": 0, "exclusiveMaximum": 2}),
+                json!(1),
+                json!(0),
+            ),
+            (
+                json!({"exclusiveMinimum": 0, "exclusiveMaximum": 2}),
+                json!(1.5),
+                json!(2.0),
+            ),
+            (json!({"minimum": 1, "maximum": 1}), json!(1.0), json!(0.5)),
+            (json!({"type": "integer"}), json!(2.0), json!(2.5)),
+            (json!({"enum": [1, "a"]}), json!(1.0), json!("b")),
+            (
+                json!({"const": {"a": [1]}}),
+                json!({"a": [1.0]}),
+                json!({"a": [2]}),
+            ),
+            (
+                json!({"oneOf": [{"minimum": 1}, {"maximum": 3}]}),
+                json!(0),
+                json!(2),
+            ),
+            (
+                json!({"allOf": [{"minimum": 1}, {"maximum": 3}]}),
+                json!(2),
+                json!(4),
+            ),
+            (
+                json!({"anyOf": [{"type": "null"}, {"minimum": 3}]}),
+                json!(null),
+                json!(2),
+            ),
+        ];
+        for (schema, good, bad) in cases {
+            assert!(unenforced_keywords(&schema).is_empty(), "{schema}");
+            assert_eq!(
+                validate(&schema, &good),
+                Vec::<String>::new(),
+                "{schema} {good}"
+            );
+            assert!(
+                !validate(&schema, &bad).is_empty(),
+                "{schema} accepted {bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn problems_quote_user_values_within_bounds() {
+        let huge = "x".repeat(1_000_000);
+        let problems = validate(&json!({"enum": ["a", "b"]}), &json!(huge));
+        assert_eq!(problems.len(), 1);
+        assert!(problems[0].len() < 200, "{}", problems[0]);
+        assert!(
+            problems[0].ends_with(r#"is not one of ["a","b"]"#),
+            "{}",
+            problems[0]
+        );
+        assert!(problems[0].contains("… (1 MB)"), "{}", problems[0]);
+        let key = "k".repeat(100_000);
+        let problems = validate(
+            &json!({"type": "object", "additionalProperties": false}),
+            &json!({ key: 1 }),
+        );
+        assert!(problems[0].len() < 200, "{}", problems[0]);
+        assert_eq!(
+            validate(&json!({"uniqueItems": true}), &json!([1, 2, 1.0])),
+            ["$: items 0 and 2 are equal, and items must be unique"]
+        );
     }
 
     #[test]
