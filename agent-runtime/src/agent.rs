@@ -226,6 +226,11 @@ impl<S: AgentSpec> Agent<S> {
         (&mut self.state, &mut self.strategy)
     }
 
+    /// The id and both states at once: strategies name the agent in their trace events.
+    pub(crate) fn parts_with_id(&mut self) -> (&str, &mut S, &mut StrategyState<S>) {
+        (&self.id, &mut self.state, &mut self.strategy)
+    }
+
     /// The typed state, consuming the agent.
     pub fn into_state(self) -> S {
         self.state
