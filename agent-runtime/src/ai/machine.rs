@@ -31,6 +31,7 @@ use super::model::{ChatMessage, LlmError, LlmRequest, LlmResponse, Role, ToolCal
 use super::parse::{Reasoning, chain_of_draft, chain_of_thought};
 use super::schema;
 use super::search::{self, Concluded};
+use super::semconv;
 use super::spec::AiAgent;
 use super::state::{
     AiFailure, AiResult, AiRun, AiState, LlmCall, PendingTool, Phase, Termination, ToolResult,
@@ -65,6 +66,15 @@ pub const REQUEST_FAILED: &str = "ai.request.failed";
 pub const REQUEST_ERROR: &str = "ai.request.error";
 /// A tool call starts: data `{"request_id", "call_id", "name", "arguments"}`.
 pub const TOOL_STARTED: &str = "ai.tool.started";
+
+/// The request a tool call's instruction id (`{request}/tool/{round}/{index}`) belongs to, or
+/// `None` for an instruction that is not a tool call.
+pub(crate) fn tool_call_request(instruction_id: &str) -> Option<&str> {
+    let (request, tail) = instruction_id.rsplit_once("/tool/")?;
+    let (round, index) = tail.split_once('/')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    (digits(round) && digits(index)).then_some(request)
+}
 
 /// The instructions for Chain of Thought.
 pub const COT_PROMPT: &str = "Think step by step. Write each step on its own line as `Step N: ...`, then give the answer on a last line starting with `Conclusion:`.";
@@ -535,6 +545,10 @@ impl<S: AiAgent> Machine<'_, S> {
             tool.name.clone(),
             tool.arguments.clone(),
         );
+        // A sync tool runs here, inside its span; an async one gets its span where the host
+        // runs it.
+        let provider_id = tool.provider_id.clone();
+        let span = || semconv::tool_span(&name, &provider_id);
         let request_id = self.run().request_id.clone();
         self.emit(
             format!("{call_id}/started"),
@@ -542,9 +556,19 @@ impl<S: AiAgent> Machine<'_, S> {
             json!({"request_id": request_id, "call_id": call_id, "name": name, "arguments": arguments}),
         );
         let outcome = match prepare::<S>(&name, arguments) {
-            Err(message) => Some(Err(message)),
+            Err(message) => {
+                span().record(semconv::ERROR_TYPE, semconv::INVALID_ARGUMENTS);
+                Some(Err(message))
+            }
             Ok((entry, params)) => match entry.run {
-                ActionFn::Sync(run) => Some(self.run_sync_tool(&name, run, params)),
+                ActionFn::Sync(run) => {
+                    let span = span();
+                    let result = span.in_scope(|| self.run_sync_tool(&name, run, params));
+                    if result.is_err() {
+                        span.record(semconv::ERROR_TYPE, semconv::TOOL_FAILED);
+                    }
+                    Some(result)
+                }
                 ActionFn::Async(_) => {
                     self.out.push(Directive::RunInstruction {
                         instruction: Instruction {

@@ -39,6 +39,7 @@ mod retry_wait;
 pub mod schema;
 mod scripted;
 mod search;
+pub mod semconv;
 mod spec;
 mod state;
 mod strategies;
@@ -64,6 +65,7 @@ pub use got::{
 pub(crate) use hooks::HookPanic;
 pub use hooks::{Hooks, NoHooks, Step, StepHooks};
 pub use kind::StrategyKind;
+pub(crate) use machine::tool_call_request;
 pub use machine::{
     CANCEL, COD_PROMPT, COT_PROMPT, LLM_DELTA, LLM_RESPONSE, LlmReply, QUERY, REPEAT_NOTE,
     REQUEST_COMPLETED, REQUEST_ERROR, REQUEST_FAILED, REQUEST_STARTED, TOOL_RESULT, TOOL_STARTED,

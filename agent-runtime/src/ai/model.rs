@@ -217,6 +217,13 @@ pub struct LlmResponse {
     /// Tokens used.
     #[serde(default)]
     pub usage: Usage,
+    /// The provider's id of the answer, when it gives one (`chatcmpl-...`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The model that answered, when the provider says (it may name a version of the one
+    /// asked for).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 impl LlmResponse {
@@ -234,7 +241,7 @@ impl LlmResponse {
             text: text.into(),
             tool_calls: calls,
             finish_reason: FinishReason::ToolCalls,
-            usage: Usage::default(),
+            ..LlmResponse::default()
         }
     }
 }
@@ -349,8 +356,15 @@ impl LlmError {
 ///
 /// Futures and streams are `'static` so hosts can run them in their own tasks.
 pub trait LanguageModel: Send + Sync + fmt::Debug {
-    /// A short name for logs (`"openai-compatible"`, `"scripted"`).
+    /// A short name for logs (`"openai-compatible"`, `"scripted"`); also the
+    /// `gen_ai.provider.name` of its model calls' spans.
     fn name(&self) -> &str;
+
+    /// The host its requests go to (`api.openai.com`), for the `server.address` of its model
+    /// calls' spans; `None` (the default) for a model without one.
+    fn server_address(&self) -> Option<&str> {
+        None
+    }
 
     /// Answers a request.
     fn generate(&self, request: LlmRequest) -> BoxFuture<'static, Result<LlmResponse, LlmError>>;
@@ -460,6 +474,8 @@ impl DeltaAccumulator {
             tool_calls,
             finish_reason,
             usage,
+            id: None,
+            model: None,
         })
     }
 }

@@ -433,12 +433,30 @@ pub(crate) fn parse_completion(body: &str) -> Result<LlmResponse, LlmError> {
         None if !tool_calls.is_empty() => FinishReason::ToolCalls,
         None => FinishReason::Stop,
     };
+    let text_of = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_string);
     Ok(LlmResponse {
         text,
         tool_calls,
         finish_reason,
         usage: usage_of(value.get("usage")),
+        id: text_of("id"),
+        model: text_of("model"),
     })
+}
+
+/// The host of `url` (`http://127.0.0.1:11434/v1` gives `127.0.0.1`), without user info or
+/// port.
+pub(crate) fn host_of(url: &str) -> Option<&str> {
+    let rest = url.split_once("://")?.1;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let authority = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
+    let host = match authority.strip_prefix('[') {
+        Some(v6) => v6.split_once(']')?.0,
+        None => authority.split(':').next()?,
+    };
+    (!host.is_empty()).then_some(host)
 }
 
 /// Turns server-sent events into deltas.
@@ -590,6 +608,10 @@ impl SseParser {
 impl LanguageModel for OpenAiCompatible {
     fn name(&self) -> &str {
         "openai-compatible"
+    }
+
+    fn server_address(&self) -> Option<&str> {
+        host_of(&self.inner.url)
     }
 
     fn generate(&self, request: LlmRequest) -> BoxFuture<'static, Result<LlmResponse, LlmError>> {

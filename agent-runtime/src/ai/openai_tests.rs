@@ -9,7 +9,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
 use super::model::{ChatMessage, LlmErrorKind, LlmRequest, ToolChoice, collect_stream};
-use super::openai::{OpenAiCompatible, SseParser, parse_completion};
+use super::openai::{OpenAiCompatible, SseParser, host_of, parse_completion};
 use super::{FinishReason, LanguageModel, LlmDelta, ToolCall, ToolSpec};
 use crate::instruction::ExecOptions;
 
@@ -750,4 +750,21 @@ async fn a_line_past_the_cap_closes_the_stream_with_what_came_before_delivered()
         "{err}"
     );
     assert_eq!(texts, ["The order "]);
+}
+
+#[test]
+fn the_server_address_is_the_endpoints_host_and_the_answer_keeps_its_id_and_model() {
+    assert_eq!(host_of("http://127.0.0.1:11434/v1"), Some("127.0.0.1"));
+    assert_eq!(host_of("https://api.openai.com/v1"), Some("api.openai.com"));
+    assert_eq!(host_of("http://user:pw@[::1]:8080/v1"), Some("::1"));
+    assert_eq!(host_of("no scheme"), None);
+    let provider = OpenAiCompatible::new("https://api.openai.com/v1");
+    assert_eq!(provider.server_address(), Some("api.openai.com"));
+    let body = json!({
+        "id": "chatcmpl-1", "model": "gpt-4o-2024-08-06",
+        "choices": [{"message": {"content": "hi"}, "finish_reason": "stop"}]
+    });
+    let response = parse_completion(&body.to_string()).unwrap();
+    assert_eq!(response.id.as_deref(), Some("chatcmpl-1"));
+    assert_eq!(response.model.as_deref(), Some("gpt-4o-2024-08-06"));
 }

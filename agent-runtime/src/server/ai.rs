@@ -8,10 +8,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use futures::FutureExt;
 use serde_json::json;
+use tracing::Instrument;
 
 use crate::ai::{
     LLM_DELTA, LlmCall, LlmError, LlmErrorKind, LlmReply, REQUEST_COMPLETED, REQUEST_FAILED,
-    collect_stream,
+    REQUEST_STARTED, collect_stream, semconv,
 };
 use crate::directive::Directive;
 use crate::error::{AgentError, ErrorContext};
@@ -127,6 +128,24 @@ impl Core {
         let resolved = models
             .resolve(&call.request.model)
             .map(|entry| (entry.provider.clone(), entry.model.clone()));
+        // The call's span is a child of its request's `invoke_agent` span, when there is one.
+        let span = {
+            let (provider, model, server) = match &resolved {
+                Ok((provider, model)) => {
+                    (provider.name(), model.as_str(), provider.server_address())
+                }
+                Err(_) => ("unknown", call.request.model.as_str(), None),
+            };
+            match self.ai_requests.get(&call.request_id) {
+                Some(request) => request.in_scope(|| semconv::chat_span(provider, model, server)),
+                None => semconv::chat_span(provider, model, server),
+            }
+        };
+        if self.options.record_model_content && !span.is_disabled() {
+            let messages = serde_json::to_string(&call.request.messages).unwrap_or_default();
+            span.record(semconv::INPUT_MESSAGES, messages.as_str());
+        }
+        let record_content = self.options.record_model_content;
         let tx = self.self_tx.clone();
         let shared = self.shared.clone();
         let source = self.source();
@@ -168,18 +187,51 @@ impl Core {
                         "the model provider panicked",
                     ))
                 });
+            let span = tracing::Span::current();
+            semconv::record_chat(&span, &result);
+            if record_content && let Ok(response) = &result {
+                let answer = json!([{"role": "assistant", "content": response.text, "tool_calls": response.tool_calls}]);
+                span.record(semconv::OUTPUT_MESSAGES, answer.to_string().as_str());
+            }
             if let Some(tx) = tx.upgrade() {
                 let reply = LlmReply::new(of.call_id.clone(), result);
                 let outcome = LlmOutcome { run, reply };
                 let _ = tx.send(Message::internal(Internal::Llm(outcome)));
             }
-        });
+        }.instrument(span));
         self.llm_calls.push(LlmInFlight {
             call,
             run,
             abort: task.abort_handle(),
         });
         Ok(())
+    }
+
+    /// Opens an AI request's `invoke_agent` span when the agent reports it started, and closes
+    /// it when the request ends (a busy refusal is not the running request's end).
+    pub(super) fn track_request_span(&mut self, signal: &Signal) {
+        let type_ = signal.signal_type.as_str();
+        if type_ != REQUEST_STARTED && type_ != REQUEST_COMPLETED && type_ != REQUEST_FAILED {
+            return;
+        }
+        let Some(request_id) = signal.data.get("request_id").and_then(|r| r.as_str()) else {
+            return;
+        };
+        if type_ == REQUEST_STARTED {
+            let span = semconv::agent_span(self.name(), self.id());
+            self.ai_requests.insert(request_id.to_string(), span);
+            return;
+        }
+        let reason = signal.data.get("reason").and_then(|r| r.as_str());
+        if reason == Some("busy") {
+            return;
+        }
+        if let Some(span) = self.ai_requests.remove(request_id)
+            && type_ == REQUEST_FAILED
+        {
+            let reason = reason.unwrap_or("_OTHER");
+            span.record(semconv::ERROR_TYPE, reason);
+        }
     }
 
     /// When the agent reports that an AI request ended (`ai.request.completed`, or

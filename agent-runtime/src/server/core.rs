@@ -16,7 +16,7 @@ use crate::directive::Directive;
 use crate::error::{ActionError, AgentError, ErrorContext};
 use crate::instruction::{ExecOptions, Instruction};
 use crate::route::Router;
-use crate::signal::Signal;
+use crate::signal::{Signal, TraceContext};
 use crate::snapshot::{Snapshot, Status};
 use crate::store::{Checkpoint, CronEntry, PendingInstruction, PendingTimer};
 
@@ -102,6 +102,11 @@ pub(super) struct Core {
     pub(super) crons: BTreeMap<String, CronJob>,
     pub(super) in_flight: Vec<InFlight>,
     pub(super) llm_calls: Vec<super::ai::LlmInFlight>,
+    /// The trace context of the signal being handled: the signals emitted while it is handled
+    /// carry it on.
+    pub(super) trace_context: Option<TraceContext>,
+    /// The `invoke_agent` span of each AI request still running, by request id.
+    pub(super) ai_requests: HashMap<String, tracing::Span>,
     pub(super) children: HashMap<String, Child>,
     pub(super) waiters: Vec<oneshot::Sender<Result<Snapshot, ServerError>>>,
     pub(super) stop_replies: Vec<oneshot::Sender<StopReport>>,
@@ -177,6 +182,8 @@ pub(crate) fn spawn(
         crons: BTreeMap::new(),
         in_flight: Vec::new(),
         llm_calls: Vec::new(),
+        ai_requests: HashMap::new(),
+        trace_context: None,
         children: HashMap::new(),
         waiters: Vec::new(),
         stop_replies: Vec::new(),
@@ -417,8 +424,13 @@ impl Core {
             origin,
             signal_type = %signal.signal_type,
             signal_id = %signal.id,
+            traceparent = tracing::field::Empty,
         );
         let _entered = span.enter();
+        self.trace_context = TraceContext::of(signal);
+        if let Some(context) = &self.trace_context {
+            span.record("traceparent", context.traceparent());
+        }
         let router = self.router.get();
         let directives = guarded(
             &mut self.agent,
@@ -435,6 +447,7 @@ impl Core {
         }
         self.execute(directives);
         self.errors_for_caller = 0;
+        self.trace_context = None;
         self.after_step();
         recorded.map(|directives| CallOutcome {
             directives,

@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use serde_json::json;
 use tokio::time::Instant;
+use tracing::Instrument;
 
+use crate::ai::semconv;
 use crate::directive::{ChildAgent, CustomDirective, Directive};
 use crate::error::{ActionError, AgentError, ErrorContext};
 use crate::instruction::{ExecOptions, Instruction};
@@ -77,11 +79,15 @@ impl Core {
         queue: &mut VecDeque<Directive>,
     ) -> Result<(), Box<Directive>> {
         match directive {
-            Directive::Emit(signal) => {
+            Directive::Emit(mut signal) => {
+                if let Some(context) = &self.trace_context {
+                    context.apply_to(&mut signal);
+                }
                 if trace::on!(DEBUG) {
                     trace::signal_emitted(self.name(), self.id(), &signal);
                 }
                 self.stop_llm_calls_of_ended_request(&signal);
+                self.track_request_span(&signal);
                 self.publish(&signal)
             }
             Directive::Error { error, context } => {
@@ -344,19 +350,37 @@ impl Core {
         let of = instruction.clone();
         // Who ran it, for the `action ran` event: copied only when it may be recorded.
         let traced = trace::on!(DEBUG).then(|| (self.name(), self.id().to_string()));
-        let task = tokio::spawn(async move {
-            let started = Instant::now();
-            // `execute` applies the exec policy and turns panics into failures.
-            let outcome = future.await;
-            if let Some((agent, id)) = &traced {
-                let error = outcome.as_ref().err();
-                trace::async_action_ran(agent, id, &of.action, started.elapsed(), error);
+        // A model's call of an async tool runs in an `execute_tool` span, a child of its
+        // request's `invoke_agent` span.
+        let span = match crate::ai::tool_call_request(&instruction.id) {
+            None => tracing::Span::none(),
+            Some(request) => {
+                let make = || semconv::tool_span(&instruction.action, &instruction.id);
+                match self.ai_requests.get(request) {
+                    Some(parent) => parent.in_scope(make),
+                    None => make(),
+                }
             }
-            if let Some(tx) = tx.upgrade() {
-                let completion = Instruction::completed(&of, outcome);
-                let _ = tx.send(Message::internal(Internal::Completed(completion)));
+        };
+        let task = tokio::spawn(
+            async move {
+                let started = Instant::now();
+                // `execute` applies the exec policy and turns panics into failures.
+                let outcome = future.await;
+                if let Err(error) = &outcome {
+                    semconv::record_tool_error(&tracing::Span::current(), error.kind());
+                }
+                if let Some((agent, id)) = &traced {
+                    let error = outcome.as_ref().err();
+                    trace::async_action_ran(agent, id, &of.action, started.elapsed(), error);
+                }
+                if let Some(tx) = tx.upgrade() {
+                    let completion = Instruction::completed(&of, outcome);
+                    let _ = tx.send(Message::internal(Internal::Completed(completion)));
+                }
             }
-        });
+            .instrument(span),
+        );
         self.in_flight.push(InFlight {
             instruction,
             exec,

@@ -76,6 +76,7 @@ pub struct Options {
     pub(crate) executors: BTreeMap<String, Executor>,
     pub(crate) transports: Vec<Arc<dyn Transport>>,
     pub(crate) models: Option<crate::ai::ModelTable>,
+    pub(crate) record_model_content: bool,
 }
 
 impl Options {
@@ -105,6 +106,7 @@ impl Options {
             executors: BTreeMap::new(),
             transports: Vec::new(),
             models: None,
+            record_model_content: false,
         }
     }
 
@@ -168,6 +170,15 @@ impl Options {
     #[must_use]
     pub fn isolate_strategy_panics(mut self, isolate: bool) -> Self {
         self.isolate_strategy_panics = isolate;
+        self
+    }
+
+    /// Whether the `chat` spans of model calls record the prompt and the answer
+    /// (`gen_ai.input.messages`, `gen_ai.output.messages`, as JSON). Off by default: prompts
+    /// and answers may hold personal data, and they are large.
+    #[must_use]
+    pub fn record_model_content(mut self, record: bool) -> Self {
+        self.record_model_content = record;
         self
     }
 
@@ -300,6 +311,7 @@ impl fmt::Debug for Options {
             .field("executors", &self.executors.keys().collect::<Vec<_>>())
             .field("transports", &self.transports)
             .field("models", &self.models)
+            .field("record_model_content", &self.record_model_content)
             .finish()
     }
 }

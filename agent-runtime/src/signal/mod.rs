@@ -8,6 +8,9 @@
 mod base64;
 mod json;
 mod rules;
+mod trace_context;
+
+pub use trace_context::{TRACEPARENT, TRACESTATE, TraceContext};
 
 use std::collections::BTreeMap;
 

@@ -1,0 +1,235 @@
+//! The OpenTelemetry GenAI names of model calls, tool runs and agent requests under the agent
+//! server, as spans a recording `tracing` layer sees (name, `otel.name`, attributes, parent),
+//! and W3C trace context carried from a signal to the signals emitted while it is handled.
+//!
+//! A test binary of its own: `tracing` caches per-callsite interest globally.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use stratagem::ai::{ModelTable, ScriptedModel, semconv};
+use stratagem::prelude::*;
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id, Record};
+use tracing::{Subscriber, subscriber};
+use tracing_subscriber::layer::{Context, SubscriberExt};
+use tracing_subscriber::registry::LookupSpan;
+
+/// Files support tickets: `open_ticket` runs inside `cmd`, `check_stock` in the host.
+#[agent(strategy = React, model = "fast", tools = [open_ticket, check_stock], max_iterations = 4)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Desk {
+    tickets: Vec<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Ticket {
+    subject: String,
+}
+
+/// Opens a ticket.
+#[action]
+fn open_ticket(desk: &mut Desk, ticket: Ticket) -> Outcome {
+    desk.tickets.push(ticket.subject);
+    Outcome::new().reply(json!({"ticket": desk.tickets.len()}))
+}
+
+/// Checks the stock (in another service).
+#[action]
+async fn check_stock(_desk: &Desk) -> Outcome {
+    Outcome::new().reply(json!({"left": 3}))
+}
+
+/// One span: its name, fields and parent's name.
+#[derive(Debug, Clone, Default)]
+struct SpanRecord {
+    name: String,
+    parent: Option<String>,
+    fields: BTreeMap<String, String>,
+}
+
+#[derive(Default)]
+struct Fields<'a>(Option<&'a mut BTreeMap<String, String>>);
+
+impl Visit for Fields<'_> {
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        if let Some(map) = self.0.as_mut() {
+            map.insert(field.name().to_string(), format!("{value:?}"));
+        }
+    }
+    fn record_str(&mut self, field: &Field, value: &str) {
+        if let Some(map) = self.0.as_mut() {
+            map.insert(field.name().to_string(), value.to_string());
+        }
+    }
+}
+
+/// Keeps every span, by id, with the fields recorded at creation and later.
+#[derive(Clone, Default)]
+struct Spans(Arc<Mutex<BTreeMap<u64, SpanRecord>>>);
+
+impl<S: Subscriber + for<'a> LookupSpan<'a>> tracing_subscriber::Layer<S> for Spans {
+    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
+        let mut record = SpanRecord {
+            name: attrs.metadata().name().to_string(),
+            parent: ctx
+                .span(id)
+                .and_then(|s| s.parent())
+                .map(|p| p.name().to_string()),
+            ..SpanRecord::default()
+        };
+        attrs.record(&mut Fields(Some(&mut record.fields)));
+        self.0.lock().unwrap().insert(id.into_u64(), record);
+    }
+    fn on_record(&self, id: &Id, values: &Record<'_>, _: Context<'_, S>) {
+        let mut spans = self.0.lock().unwrap();
+        let record = spans.entry(id.into_u64()).or_default();
+        values.record(&mut Fields(Some(&mut record.fields)));
+    }
+}
+
+impl Spans {
+    fn named(&self, name: &str) -> Vec<SpanRecord> {
+        let spans = self.0.lock().unwrap();
+        spans.values().filter(|s| s.name == name).cloned().collect()
+    }
+}
+
+const TRACEPARENT: &str = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+
+fn script() -> ScriptedModel {
+    ScriptedModel::new()
+        .user("my printer is on fire")
+        .call("open_ticket", json!({"subject": "printer on fire"}))
+        .also("check_stock", json!({}))
+        .unwrap()
+        .answer("Ticket 1 is open.")
+}
+
+async fn run(options: Options, spans: &Spans) -> Vec<Signal> {
+    let guard = subscriber::set_default(tracing_subscriber::registry().with(spans.clone()));
+    let model = Arc::new(script());
+    let options = options.models(ModelTable::new().alias("fast", model, "test-model"));
+    let server = AgentServer::start(Desk::new(), options).await.unwrap();
+    let mut events = server.subscribe();
+    let query = Signal::new(
+        "ai.query",
+        json!({"query": "my printer is on fire", "request_id": "req-1"}),
+    )
+    .with_extension("traceparent", json!(TRACEPARENT))
+    .with_extension("tracestate", json!("congo=t61rcWkgMzE"));
+    server.call(query).await.unwrap();
+    let done = server
+        .await_completion(Duration::from_secs(5))
+        .await
+        .unwrap();
+    assert_eq!(done.status, Status::Success, "{done:?}");
+    server.stop().await;
+    drop(guard);
+    let mut emitted = Vec::new();
+    while let Ok(signal) = events.try_recv() {
+        emitted.push(signal);
+    }
+    emitted
+}
+
+#[tokio::test]
+async fn model_calls_tools_and_requests_carry_the_gen_ai_names() {
+    let spans = Spans::default();
+    run(Options::default(), &spans).await;
+
+    let agents = spans.named("invoke_agent");
+    assert_eq!(agents.len(), 1, "{agents:?}");
+    let agent = &agents[0].fields;
+    assert_eq!(agent[semconv::OTEL_NAME], "invoke_agent Desk");
+    assert_eq!(agent[semconv::OPERATION_NAME], "invoke_agent");
+    assert_eq!(agent[semconv::AGENT_NAME], "Desk");
+    assert!(!agent[semconv::AGENT_ID].is_empty());
+    assert!(!agent.contains_key(semconv::ERROR_TYPE), "{agent:?}");
+
+    let chats = spans.named("chat");
+    assert_eq!(chats.len(), 2, "two model calls: {chats:?}");
+    for chat in &chats {
+        assert_eq!(chat.parent.as_deref(), Some("invoke_agent"));
+        let f = &chat.fields;
+        assert_eq!(f[semconv::OTEL_NAME], "chat test-model");
+        assert_eq!(f[semconv::OPERATION_NAME], "chat");
+        assert_eq!(f[semconv::PROVIDER_NAME], "scripted");
+        assert_eq!(f[semconv::REQUEST_MODEL], "test-model");
+        assert!(f[semconv::USAGE_INPUT_TOKENS].parse::<u64>().unwrap() > 0);
+        assert!(f[semconv::USAGE_OUTPUT_TOKENS].parse::<u64>().unwrap() > 0);
+        assert!(
+            !f.contains_key(semconv::INPUT_MESSAGES),
+            "content is opt-in"
+        );
+        assert!(
+            !f.contains_key(semconv::OUTPUT_MESSAGES),
+            "content is opt-in"
+        );
+    }
+    let reasons: Vec<&str> = chats
+        .iter()
+        .map(|c| c.fields[semconv::RESPONSE_FINISH_REASONS].as_str())
+        .collect();
+    assert_eq!(reasons, ["tool_calls", "stop"]);
+
+    let mut tools = spans.named("execute_tool");
+    tools.sort_by(|a, b| a.fields[semconv::TOOL_NAME].cmp(&b.fields[semconv::TOOL_NAME]));
+    let names: Vec<&str> = tools
+        .iter()
+        .map(|t| t.fields[semconv::OTEL_NAME].as_str())
+        .collect();
+    assert_eq!(
+        names,
+        ["execute_tool check_stock", "execute_tool open_ticket"]
+    );
+    for tool in &tools {
+        assert_eq!(tool.fields[semconv::OPERATION_NAME], "execute_tool");
+        assert!(!tool.fields[semconv::TOOL_CALL_ID].is_empty(), "{tool:?}");
+        assert!(!tool.fields.contains_key(semconv::ERROR_TYPE), "{tool:?}");
+    }
+    assert_eq!(
+        tools[0].parent.as_deref(),
+        Some("invoke_agent"),
+        "the host runs an async tool inside the request's span"
+    );
+}
+
+#[tokio::test]
+async fn prompt_and_answer_are_recorded_only_on_request() {
+    let spans = Spans::default();
+    run(Options::default().record_model_content(true), &spans).await;
+    let chats = spans.named("chat");
+    let first = &chats[0].fields;
+    assert!(
+        first[semconv::INPUT_MESSAGES].contains("my printer is on fire"),
+        "{first:?}"
+    );
+    let last = &chats[1].fields;
+    assert!(
+        last[semconv::OUTPUT_MESSAGES].contains("Ticket 1 is open."),
+        "{last:?}"
+    );
+}
+
+#[tokio::test]
+async fn signals_emitted_while_handling_a_traced_signal_carry_its_trace_context() {
+    let spans = Spans::default();
+    let emitted = run(Options::default(), &spans).await;
+    let started = emitted
+        .iter()
+        .find(|s| s.signal_type == "ai.request.started")
+        .expect("the request started");
+    assert_eq!(started.extensions["traceparent"], TRACEPARENT);
+    assert_eq!(started.extensions["tracestate"], "congo=t61rcWkgMzE");
+    let traced = spans
+        .named("signal")
+        .into_iter()
+        .filter(|s| s.fields.get("traceparent").map(String::as_str) == Some(TRACEPARENT))
+        .count();
+    assert_eq!(
+        traced, 1,
+        "the handling span records the incoming traceparent"
+    );
+}
