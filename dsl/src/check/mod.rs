@@ -15,6 +15,7 @@ mod names;
 mod reasoning;
 mod routes;
 mod settings;
+mod statechart;
 pub mod suggest;
 pub mod tree;
 
