@@ -8,6 +8,7 @@ mod agent;
 mod ai;
 mod chart;
 mod fsm;
+pub mod ident;
 mod literal;
 mod reasoning;
 mod route;

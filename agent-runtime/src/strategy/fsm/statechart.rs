@@ -69,6 +69,7 @@ fn resume<S: FsmSpec>(
 /// Runs the actions in order (each a hook with `null` parameters, or the row's action with
 /// the event's), all or nothing.
 fn run_all<S: FsmSpec>(
+    id: &str,
     state: &mut S,
     actions: &[(super::FsmAction<S>, bool)],
     params: &Value,
@@ -80,7 +81,7 @@ fn run_all<S: FsmSpec>(
     let backup = state.clone();
     for (action, with_params) in actions {
         let params = if *with_params { params } else { &Value::Null };
-        if let Err(error) = run_one(state, *action, params, out) {
+        if let Err(error) = run_one(id, state, *action, params, out) {
             *state = backup;
             out.clear();
             return Err(error);
@@ -91,6 +92,7 @@ fn run_all<S: FsmSpec>(
 
 /// Takes row `row` from the current leaf to `to` (the leaf its target enters by default).
 pub(super) fn take<S: FsmSpec>(
+    id: &str,
     state: &mut S,
     fsm: &mut FsmState<S::State>,
     row: u32,
@@ -116,7 +118,7 @@ pub(super) fn take<S: FsmSpec>(
             .map(|a| (a, false)),
     );
     let mut out = Vec::new();
-    run_all(state, &actions, params, &mut out)?;
+    run_all(id, state, &actions, params, &mut out)?;
     if !fsm.in_flight.is_empty() {
         cancel_in_flight(&mut fsm.in_flight, &mut out);
     }
@@ -149,7 +151,7 @@ fn arm<S: FsmSpec>(fsm: &mut FsmState<S::State>, entered: &[S::State], out: &mut
 
 /// Enters the initial configuration: from the top down to the initial leaf.
 pub(super) fn enter_initial<S: FsmSpec>(agent: &mut Agent<S>) -> Vec<Directive> {
-    let (state, fsm) = agent.parts_mut();
+    let (id, state, fsm) = agent.parts_with_id();
     let mut entries = up_to::<S>(fsm.state, None);
     entries.reverse();
     let actions: Vec<_> = entries
@@ -158,7 +160,7 @@ pub(super) fn enter_initial<S: FsmSpec>(agent: &mut Agent<S>) -> Vec<Directive> 
         .map(|a| (a, false))
         .collect();
     let mut out = Vec::new();
-    if let Err(error) = run_all(state, &actions, &Value::Null, &mut out) {
+    if let Err(error) = run_all(id, state, &actions, &Value::Null, &mut out) {
         // Not entered: the next command tries again.
         out.push(Directive::error(error, ErrorContext::Strategy));
         return out;
