@@ -143,6 +143,10 @@ macro_rules! ai_strategy {
             fn required_models() -> Vec<&'static str> {
                 vec![S::AI.model]
             }
+
+            fn tool_schema_problems() -> Vec<String> {
+                super::schema::tool_problems(&S::tool_specs())
+            }
         }
 
         impl<S: AiAgent + AgentSpec<Strategy = $ty>> AiStrategy<S> for $ty {
