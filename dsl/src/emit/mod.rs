@@ -6,6 +6,7 @@ mod agent;
 mod ai;
 mod fsm;
 mod state;
+mod statechart;
 pub mod tree;
 
 pub use action::{action, action_fallback};
