@@ -19,6 +19,8 @@ pub mod bt;
 pub mod directive;
 pub mod error;
 pub mod exec;
+#[cfg(feature = "http")]
+pub mod http;
 pub mod instruction;
 pub mod params;
 pub mod quote;

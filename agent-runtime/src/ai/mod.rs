@@ -35,7 +35,7 @@ mod openai;
 mod options;
 mod parse;
 #[cfg(feature = "ai-http")]
-mod retry_wait;
+pub(crate) mod retry_wait;
 pub mod schema;
 mod scripted;
 mod search;

@@ -6,10 +6,12 @@
 //! stored or routed. Each refusal is a [`SignalError`] naming the attribute.
 
 mod base64;
+mod binary;
 mod json;
 mod rules;
 mod trace_context;
 
+pub use binary::{HEADER_PREFIX, from_binary, to_binary};
 pub use trace_context::{TRACEPARENT, TRACESTATE, TraceContext};
 
 use std::collections::BTreeMap;
