@@ -15,10 +15,13 @@ use futures::StreamExt;
 use futures::future::{BoxFuture, join_all};
 use tokio::sync::watch;
 
+use crate::commit::GroupCommit;
 use crate::host::{Node, SHARD_LEASE_PREFIX, Stats};
-use crate::lease::{FencedStore, Lease};
+use crate::lease::Lease;
 use crate::options::AckAfter;
+use crate::outbox::Outbox;
 use crate::placement::shard_of;
+use crate::postgres::PostgresStore;
 use crate::seen::SeenIds;
 use crate::wire;
 
@@ -313,10 +316,11 @@ impl<S: AgentSpec + Default> Shard<S> {
             }));
         };
         let store = AgentStore {
-            fenced: self
-                .node
-                .store
-                .fenced(active.lease.clone(), active.seen.to_shared()),
+            outbox: &self.node.outbox,
+            commit: &self.node.commit,
+            store: &self.node.store,
+            lease: &active.lease,
+            seen: active.seen.to_shared(),
             fingerprint: active.fingerprint.clone(),
             last_seen: active.seen.last().map(str::to_string),
         };
@@ -324,7 +328,11 @@ impl<S: AgentSpec + Default> Shard<S> {
     }
 
     async fn on_checkpoint_error(&mut self, agent: &str, error: ServerError) {
-        if let ServerError::Store(StoreError::Refused { .. }) = error {
+        if self.node.outbox.take_failed(agent) {
+            // Its redelivered signals must run again from the last checkpoint, emitting again.
+            tracing::warn!(node = self.node.name(), agent, error = %error, "an emitted signal was not stored; restarting the agent from its checkpoint");
+            self.drop_agent(agent, true).await;
+        } else if let ServerError::Store(StoreError::Refused { .. }) = error {
             Stats::add(&self.node.stats.refused, 1);
             tracing::warn!(
                 node = self.node.name(),
@@ -358,6 +366,7 @@ impl<S: AgentSpec + Default> Shard<S> {
     async fn drop_agent(&mut self, agent: &str, release: bool) {
         if let Some(active) = self.agents.remove(agent) {
             self.node.register(agent, None);
+            self.node.outbox.forget(agent);
             active.server.stop().await;
             if release {
                 self.node.release(&active.lease).await;
@@ -414,16 +423,21 @@ async fn nak_all(messages: impl IntoIterator<Item = Message>, options: &crate::C
     }
 }
 
-/// The store an agent's checkpoint goes through: fenced, and skipping a write whose content
-/// (everything but the time it was taken, plus the newest signal id) equals the last one.
+/// The store an agent's checkpoint goes through: it first waits until the signals the agent
+/// addressed to others are stored in JetStream, then writes fenced, skipping a write whose
+/// content (everything but the time it was taken, plus the newest signal id) equals the last.
 #[derive(Debug)]
-struct AgentStore {
-    fenced: FencedStore,
+struct AgentStore<'a> {
+    outbox: &'a Outbox,
+    commit: &'a GroupCommit,
+    store: &'a PostgresStore,
+    lease: &'a Lease,
+    seen: Arc<[String]>,
     fingerprint: Arc<Mutex<Option<u64>>>,
     last_seen: Option<String>,
 }
 
-impl AgentStore {
+impl AgentStore<'_> {
     fn fingerprint_of(&self, checkpoint: &[u8]) -> u64 {
         let mut hasher = DefaultHasher::new();
         match serde_json::from_slice::<serde_json::Value>(checkpoint) {
@@ -438,33 +452,49 @@ impl AgentStore {
     }
 }
 
-impl Store for AgentStore {
+impl Store for AgentStore<'_> {
     fn save<'a>(
         &'a self,
         key: &'a str,
         checkpoint: &'a [u8],
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
+            self.outbox.flush(key).await.map_err(|e| {
+                StoreError::io(
+                    "save",
+                    key,
+                    format!("a signal it emitted was not delivered: {e}"),
+                )
+            })?;
             let fingerprint = self.fingerprint_of(checkpoint);
             let last = *self.fingerprint.lock().unwrap_or_else(|p| p.into_inner());
             if last == Some(fingerprint) {
                 return Ok(());
             }
-            self.fenced.save(key, checkpoint).await?;
+            if key != self.lease.key {
+                return Err(StoreError::io(
+                    "save",
+                    key,
+                    "not the key of this agent's lease",
+                ));
+            }
+            self.commit
+                .save(self.lease, checkpoint, self.seen.clone())
+                .await?;
             *self.fingerprint.lock().unwrap_or_else(|p| p.into_inner()) = Some(fingerprint);
             Ok(())
         })
     }
 
     fn load<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<Vec<u8>>, StoreError>> {
-        self.fenced.load(key)
+        self.store.load(key)
     }
 
     fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
-        self.fenced.delete(key)
+        self.store.delete(key)
     }
 
     fn keys(&self) -> BoxFuture<'_, Result<Vec<String>, StoreError>> {
-        self.fenced.keys()
+        self.store.keys()
     }
 }

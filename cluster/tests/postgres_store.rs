@@ -29,6 +29,7 @@ fn postgres_store() {
         store_contract(&store).await;
         checksum_guards_the_bytes(&store, &pg).await;
         fencing(&store).await;
+        fenced_writes_in_one_statement(&store).await;
         plain_save_cannot_touch_a_leased_key(&store).await;
     });
     // A second connect finds the tables (the migration is idempotent).
@@ -166,6 +167,49 @@ async fn fencing(store: &PostgresStore) {
         store.save_fenced(&b, b"late", &[]).await,
         Err(StoreError::Refused { .. })
     ));
+}
+
+/// `save_fenced_many` applies each row's fencing on its own: live leases are written (with
+/// their ids), a stale or foreign lease is refused, and nothing newer is overwritten.
+async fn fenced_writes_in_one_statement(store: &PostgresStore) {
+    let live = store.claim("many-1", "node-a", TTL).await.unwrap().unwrap();
+    let other = store.claim("many-2", "node-a", TTL).await.unwrap().unwrap();
+    let old = store
+        .claim("many-3", "node-a", Duration::from_millis(100))
+        .await
+        .unwrap()
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let newer = store.claim("many-3", "node-b", TTL).await.unwrap().unwrap();
+    store.save_fenced(&newer, b"b's", &[]).await.unwrap();
+    let forged = agent_cluster::Lease {
+        owner: "node-z".to_string(),
+        ..other.clone()
+    };
+    let ids = ["s1".to_string(), "s\"2,".to_string()];
+    let written = store
+        .save_fenced_many(&[
+            (&live, b"one", &ids),
+            (&old, b"stale", &[]),
+            (&forged, b"forged", &[]),
+        ])
+        .await
+        .unwrap();
+    assert_eq!(written, [true, false, false]);
+    let (bytes, seen) = store.load_with_seen("many-1").await.unwrap().unwrap();
+    assert_eq!((bytes.as_slice(), seen.as_slice()), (&b"one"[..], &ids[..]));
+    assert_eq!(store.load("many-2").await.unwrap(), None);
+    assert_eq!(
+        store.load("many-3").await.unwrap().as_deref(),
+        Some(&b"b's"[..])
+    );
+    assert_eq!(
+        store.save_fenced_many(&[]).await.unwrap(),
+        Vec::<bool>::new()
+    );
+    for lease in [&live, &other, &newer] {
+        store.release(lease).await.unwrap();
+    }
 }
 
 async fn plain_save_cannot_touch_a_leased_key(store: &PostgresStore) {

@@ -44,6 +44,7 @@ pub(crate) struct Connection {
 pub(crate) struct Statements {
     pub(crate) save: Statement,
     pub(crate) save_fenced: Statement,
+    pub(crate) save_fenced_many: Statement,
     pub(crate) load: Statement,
     pub(crate) delete: Statement,
     pub(crate) keys: Statement,
@@ -62,6 +63,7 @@ impl Statements {
         Ok(Statements {
             save: client.prepare(schema::SAVE).await?,
             save_fenced: client.prepare(schema::SAVE_FENCED).await?,
+            save_fenced_many: client.prepare(schema::SAVE_FENCED_MANY).await?,
             load: client.prepare(schema::LOAD).await?,
             delete: client.prepare(schema::DELETE).await?,
             keys: client.prepare(schema::KEYS).await?,
