@@ -63,6 +63,38 @@ impl PostgresStore {
         }))
     }
 
+    /// [`claim`](PostgresStore::claim) for many keys in one statement: the lease of each key
+    /// claimed, `None` for each held by another owner, in the order of `keys` (which must be
+    /// distinct).
+    pub async fn claim_many(
+        &self,
+        keys: &[String],
+        owner: &str,
+        ttl: Duration,
+    ) -> Result<Vec<Option<Lease>>, StoreError> {
+        let ttl = secs(ttl);
+        let first = keys.first().map_or("", String::as_str);
+        let rows = self
+            .with_retry("claim", first, |conn| async move {
+                conn.client
+                    .query(&conn.sql.claim_many, &[&keys, &owner, &ttl])
+                    .await
+            })
+            .await?;
+        let mut tokens: std::collections::HashMap<String, i64> =
+            rows.iter().map(|r| (r.get(0), r.get(1))).collect();
+        Ok(keys
+            .iter()
+            .map(|key| {
+                tokens.remove(key).map(|token| Lease {
+                    key: key.clone(),
+                    owner: owner.to_string(),
+                    token,
+                })
+            })
+            .collect())
+    }
+
     /// Extends the live leases of `owner` on `keys` by `ttl` and returns them: a lease that is
     /// not in the answer expired or was taken over, and its holder must stop using it.
     pub async fn renew(

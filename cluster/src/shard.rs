@@ -117,8 +117,12 @@ impl<S: AgentSpec + Default> Shard<S> {
             }
         };
         let (shards, index) = (self.node.options.shards, self.index);
-        for agent in idle.iter().filter(|a| shard_of(a, shards) == index) {
-            if let Err(Inactive::Failed(e)) = self.activate_if(agent, true).await {
+        let mine: Vec<String> = idle
+            .into_iter()
+            .filter(|a| shard_of(a, shards) == index)
+            .collect();
+        for (agent, why) in self.activate(mine, true).await {
+            if let Inactive::Failed(e) = why {
                 tracing::warn!(
                     node = self.node.name(),
                     agent,
@@ -170,8 +174,11 @@ impl<S: AgentSpec + Default> Shard<S> {
             }
         }
         let mut applied: Vec<(String, Vec<Message>)> = Vec::new();
+        let mut inactive = self
+            .activate(groups.iter().map(|(a, _)| a.clone()).collect(), false)
+            .await;
         for (agent, items) in groups {
-            if let Err(why) = self.activate(&agent).await {
+            if let Some(why) = inactive.remove(&agent) {
                 if let Inactive::Failed(e) = why {
                     tracing::warn!(
                         node = self.node.name(),
@@ -242,68 +249,108 @@ impl<S: AgentSpec + Default> Shard<S> {
         }
     }
 
-    /// Makes sure `agent` runs here: claims its lease, thaws it from its checkpoint (or starts
-    /// it fresh), with the ids of the signals that checkpoint includes.
-    async fn activate(&mut self, agent: &str) -> Result<(), Inactive> {
-        self.activate_if(agent, false).await
-    }
-
-    /// [`activate`](Shard::activate); with `only_checkpointed`, an agent without a checkpoint
-    /// is left alone.
-    async fn activate_if(&mut self, agent: &str, only_checkpointed: bool) -> Result<(), Inactive> {
-        if self.agents.contains_key(agent) {
-            return Ok(());
+    /// Makes sure `agents` (distinct) run here: claims their leases, thaws them from their
+    /// checkpoints (or starts them fresh), with the ids of the signals each checkpoint includes;
+    /// with `only_checkpointed`, an agent without a checkpoint is left alone. Claims and loads
+    /// go to PostgreSQL in one statement each, whatever the number of agents. Returns the agents
+    /// that could not be activated, and why.
+    async fn activate(
+        &mut self,
+        agents: Vec<String>,
+        only_checkpointed: bool,
+    ) -> HashMap<String, Inactive> {
+        let mut inactive = HashMap::new();
+        let wanted: Vec<String> = agents
+            .into_iter()
+            .filter(|a| !self.agents.contains_key(a))
+            .collect();
+        if wanted.is_empty() {
+            return inactive;
         }
-        let node = &self.node;
+        let node = self.node.clone();
         let failed = |e: &dyn std::fmt::Display| Inactive::Failed(e.to_string());
-        let lease = node
+        let leases = match node
             .store
-            .claim(agent, node.name(), node.options.lease_ttl)
+            .claim_many(&wanted, node.name(), node.options.lease_ttl)
             .await
-            .map_err(|e| failed(&e))?
-            .ok_or(Inactive::Busy)?;
-        node.hold(&lease);
-        let started = async {
-            let options = node.options.server.clone();
-            match node.store.load_with_seen(agent).await? {
-                Some((bytes, seen)) => {
-                    let one = MemoryStore::new();
-                    one.save(agent, &bytes).await?;
-                    let server = AgentServer::<S>::thaw(&one, agent, options).await?;
-                    Stats::add(&node.stats.thawed, 1);
-                    Ok::<_, ServerError>(Some((server, seen)))
+        {
+            Ok(leases) => leases,
+            Err(e) => return wanted.into_iter().map(|a| (a, failed(&e))).collect(),
+        };
+        let mut claimed = Vec::new();
+        for (agent, lease) in wanted.into_iter().zip(leases) {
+            match lease {
+                Some(lease) => {
+                    node.hold(&lease);
+                    claimed.push((agent, lease));
                 }
-                None if only_checkpointed => Ok(None),
-                None => Ok(Some((
-                    AgentServer::start(Agent::new(S::default()).with_id(agent), options).await?,
-                    Vec::new(),
-                ))),
+                None => {
+                    inactive.insert(agent, Inactive::Busy);
+                }
             }
         }
-        .await;
-        match started {
-            Ok(None) => {
-                node.release(&lease).await;
-                Ok(())
-            }
-            Ok(Some((server, seen))) => {
-                node.register(agent, Some(server.clone()));
-                self.agents.insert(
-                    agent.to_string(),
-                    Active {
-                        server,
-                        lease,
-                        seen: SeenIds::new(seen, node.options.seen_window),
-                        fingerprint: Arc::default(),
-                    },
-                );
-                Ok(())
-            }
+        if claimed.is_empty() {
+            return inactive;
+        }
+        let keys: Vec<String> = claimed.iter().map(|(a, _)| a.clone()).collect();
+        let mut checkpoints = match node.store.load_many_with_seen(&keys).await {
+            Ok(found) => found,
             Err(e) => {
-                node.release(&lease).await;
-                Err(failed(&e))
+                for (agent, lease) in claimed {
+                    node.release(&lease).await;
+                    inactive.insert(agent, failed(&e));
+                }
+                return inactive;
+            }
+        };
+        let started = join_all(claimed.into_iter().map(|(agent, lease)| {
+            let checkpoint = checkpoints.remove(&agent);
+            let node = &node;
+            async move {
+                let options = node.options.server.clone();
+                let started = match checkpoint {
+                    Some(Ok((bytes, seen))) => {
+                        async {
+                            let one = MemoryStore::new();
+                            one.save(&agent, &bytes).await?;
+                            let server = AgentServer::<S>::thaw(&one, &agent, options).await?;
+                            Stats::add(&node.stats.thawed, 1);
+                            Ok::<_, ServerError>(Some((server, seen)))
+                        }
+                        .await
+                    }
+                    Some(Err(e)) => Err(ServerError::Store(e)),
+                    None if only_checkpointed => Ok(None),
+                    None => AgentServer::start(Agent::new(S::default()).with_id(&agent), options)
+                        .await
+                        .map(|server| Some((server, Vec::new()))),
+                };
+                (agent, lease, started)
+            }
+        }))
+        .await;
+        for (agent, lease, started) in started {
+            match started {
+                Ok(None) => node.release(&lease).await,
+                Ok(Some((server, seen))) => {
+                    node.register(&agent, Some(server.clone()));
+                    self.agents.insert(
+                        agent,
+                        Active {
+                            server,
+                            lease,
+                            seen: SeenIds::new(seen, node.options.seen_window),
+                            fingerprint: Arc::default(),
+                        },
+                    );
+                }
+                Err(e) => {
+                    node.release(&lease).await;
+                    inactive.insert(agent, failed(&e));
+                }
             }
         }
+        inactive
     }
 
     /// Writes `agent`'s checkpoint under its lease (skipped when nothing changed since the

@@ -30,6 +30,7 @@ fn postgres_store() {
         checksum_guards_the_bytes(&store, &pg).await;
         fencing(&store).await;
         fenced_writes_in_one_statement(&store).await;
+        claims_and_loads_in_one_statement(&store).await;
         plain_save_cannot_touch_a_leased_key(&store).await;
     });
     // A second connect finds the tables (the migration is idempotent).
@@ -208,6 +209,51 @@ async fn fenced_writes_in_one_statement(store: &PostgresStore) {
         Vec::<bool>::new()
     );
     for lease in [&live, &other, &newer] {
+        store.release(lease).await.unwrap();
+    }
+}
+
+/// `claim_many` claims what is free (or its own) and leaves what another node holds;
+/// `load_many_with_seen` finds what exists.
+async fn claims_and_loads_in_one_statement(store: &PostgresStore) {
+    let held = store
+        .claim("batch-2", "node-b", TTL)
+        .await
+        .unwrap()
+        .unwrap();
+    let mine = store
+        .claim("batch-3", "node-a", TTL)
+        .await
+        .unwrap()
+        .unwrap();
+    let keys = ["batch-1", "batch-2", "batch-3"].map(String::from);
+    let leases = store.claim_many(&keys, "node-a", TTL).await.unwrap();
+    assert_eq!(leases.len(), 3);
+    assert_eq!(leases[0].as_ref().map(|l| l.key.as_str()), Some("batch-1"));
+    assert_eq!(leases[1], None, "held by node-b");
+    let again = leases[2].as_ref().unwrap();
+    assert!(again.token > mine.token, "a re-claim is a new lease");
+    let one = leases[0].as_ref().unwrap();
+    store
+        .save_fenced(one, b"first", &["s1".into()])
+        .await
+        .unwrap();
+    store.save_fenced(&held, b"second", &[]).await.unwrap();
+    let found = store.load_many_with_seen(&keys).await.unwrap();
+    assert_eq!(found.len(), 2, "batch-3 has no checkpoint");
+    assert_eq!(
+        found["batch-1"].as_ref().unwrap(),
+        &(b"first".to_vec(), vec!["s1".to_string()])
+    );
+    assert_eq!(found["batch-2"].as_ref().unwrap().0, b"second");
+    assert!(
+        store
+            .claim_many(&[], "node-a", TTL)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    for lease in [one, again, &held] {
         store.release(lease).await.unwrap();
     }
 }

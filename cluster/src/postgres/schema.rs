@@ -84,6 +84,11 @@ RETURNING key";
 pub(super) const LOAD: &str = "
 SELECT checkpoint, checksum = md5(checkpoint), seen_ids FROM stratagem_checkpoints WHERE key = $1";
 
+/// [`LOAD`] for many keys: the rows found, each with its key.
+pub(super) const LOAD_MANY: &str = "
+SELECT key, checkpoint, checksum = md5(checkpoint), seen_ids FROM stratagem_checkpoints
+WHERE key = ANY($1::text[])";
+
 pub(super) const DELETE: &str = "DELETE FROM stratagem_checkpoints WHERE key = $1";
 
 pub(super) const KEYS: &str = "SELECT key FROM stratagem_checkpoints ORDER BY key";
@@ -97,6 +102,16 @@ ON CONFLICT (key) DO UPDATE SET owner = EXCLUDED.owner, token = stratagem_leases
     expires_at = EXCLUDED.expires_at
 WHERE stratagem_leases.expires_at <= now() OR stratagem_leases.owner = EXCLUDED.owner
 RETURNING token";
+
+/// [`CLAIM`] for many keys at once (one commit): returns the keys claimed, with their tokens.
+pub(super) const CLAIM_MANY: &str = "
+INSERT INTO stratagem_leases (key, owner, token, expires_at)
+SELECT key, $2, 1, now() + make_interval(secs => $3::float8)
+FROM unnest($1::text[]) AS i(key) ORDER BY key
+ON CONFLICT (key) DO UPDATE SET owner = EXCLUDED.owner, token = stratagem_leases.token + 1,
+    expires_at = EXCLUDED.expires_at
+WHERE stratagem_leases.expires_at <= now() OR stratagem_leases.owner = EXCLUDED.owner
+RETURNING key, token";
 
 /// Extends the live leases of an owner among `keys`; what comes back is what it still holds.
 /// An expired lease is not revived: it must be claimed again, under a new token. Only the
