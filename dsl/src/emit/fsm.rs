@@ -4,6 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 
+use super::rust_names::rust_path;
 use super::{event_ident, ident, local};
 use crate::check::fsm::RESERVED;
 use crate::graph;
@@ -159,7 +160,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
         let guard = row.guard.as_ref()?;
         let name = path_text(&guard.value);
         let span = guard.span.to_proc_macro();
-        let path = &guard.value;
+        let path = rust_path(&guard.value);
         let (agent, params) = (local("agent"), local("params"));
         let check = quote_spanned!(span=> #rt::Guard::<Self, _>::check(&#path, #name, #agent, #params));
         Some(quote! {
@@ -170,7 +171,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
         })
     });
     let action_arms = indexed.iter().filter_map(|(i, row)| {
-        let path = &row.action.as_ref()?.value;
+        let path = rust_path(&row.action.as_ref()?.value);
         Some(quote!(#i => ::core::option::Option::Some(#rt::FsmAction::<Self>::of::<#path>())))
     });
     let guard_list = |rows: Vec<&RowDef>| {
@@ -219,7 +220,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
             .filter_map(move |state| {
                 let hook = fsm.hook(kind, &state.value)?;
                 let s = ident(&state.value, state.span);
-                let action = &hook.action.value;
+                let action = rust_path(&hook.action.value);
                 Some(quote!(#state_ty::#s => ::core::option::Option::Some(#rt::FsmAction::<Self>::of::<#action>())))
             })
             .collect::<Vec<_>>()
@@ -457,7 +458,7 @@ fn guarded(
             Some(guard) => {
                 let name = path_text(&guard.value);
                 let span = guard.span.to_proc_macro();
-                let guard = &guard.value;
+                let guard = rust_path(&guard.value);
                 // Only the call is spanned: `agent` and `params` keep the generated code's
                 // mixed-site hygiene (a guard may be called `agent`, or come from a
                 // `macro_rules!` expansion).
