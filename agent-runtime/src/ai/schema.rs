@@ -263,28 +263,11 @@ fn write_canonical(value: &Value, out: &mut String) {
 /// The JSON pointer `reference` (`#`, `#/$defs/Tag`), percent-decoded as a URI fragment.
 fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
     let path = reference.strip_prefix('#')?;
-    let path = percent_decode(path)?;
+    let path = crate::signal::percent_decode(path)?;
     if path.is_empty() {
         return Some(root);
     }
     root.pointer(&path)
-}
-
-fn percent_decode(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = text.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 fn number(schema: &Map<String, Value>, key: &str) -> Option<f64> {

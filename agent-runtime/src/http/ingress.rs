@@ -6,7 +6,7 @@ use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use axum::Router;
-use axum::body::{Body, Bytes};
+use axum::body::Body;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -203,13 +203,14 @@ impl HttpIngress {
             .cloned()
     }
 
-    /// The checks every request goes through: token, agent, size. The agent and the body.
+    /// The checks every request goes through (token, agent, size, CloudEvents rules): the
+    /// agent and the request's signals, in order, or the answer that refuses them.
     async fn admit(
         &self,
         id: &str,
         headers: &HeaderMap,
         body: Body,
-    ) -> Result<(AgentRef, Bytes), Box<Response>> {
+    ) -> Result<(AgentRef, Vec<Signal>), Box<Response>> {
         if !self.authorized(headers) {
             let mut response = problem(
                 StatusCode::UNAUTHORIZED,
@@ -248,7 +249,7 @@ impl HttpIngress {
         let bytes = axum::body::to_bytes(body, self.max_body_bytes)
             .await
             .map_err(|_| too_large())?;
-        Ok((agent, bytes))
+        Ok((agent, read_signals(headers, &bytes)?))
     }
 }
 
@@ -349,12 +350,8 @@ async fn deliver(
     headers: HeaderMap,
     body: Body,
 ) -> Response {
-    let (agent, bytes) = match ingress.admit(&id, &headers, body).await {
+    let (agent, signals) = match ingress.admit(&id, &headers, body).await {
         Ok(admitted) => admitted,
-        Err(response) => return *response,
-    };
-    let signals = match read_signals(&headers, &bytes) {
-        Ok(signals) => signals,
         Err(response) => return *response,
     };
     let total = signals.len();
@@ -385,10 +382,6 @@ async fn call(
     headers: HeaderMap,
     body: Body,
 ) -> Response {
-    let (agent, bytes) = match ingress.admit(&id, &headers, body).await {
-        Ok(admitted) => admitted,
-        Err(response) => return *response,
-    };
     if matches!(mode(&headers), Mode::Batch) {
         return problem(
             StatusCode::BAD_REQUEST,
@@ -396,8 +389,8 @@ async fn call(
             None,
         );
     }
-    let mut signals = match read_signals(&headers, &bytes) {
-        Ok(signals) => signals,
+    let (agent, mut signals) = match ingress.admit(&id, &headers, body).await {
+        Ok(admitted) => admitted,
         Err(response) => return *response,
     };
     let signal = signals.remove(0);

@@ -185,7 +185,8 @@ fn percent_encode(value: &str) -> String {
     out
 }
 
-fn percent_decode(value: &str) -> Option<String> {
+/// `value` with its `%XX` escapes decoded, if they make UTF-8 (header values, URI fragments).
+pub(crate) fn percent_decode(value: &str) -> Option<String> {
     if !value.contains('%') {
         return Some(value.to_string());
     }

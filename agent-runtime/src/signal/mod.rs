@@ -11,6 +11,7 @@ mod json;
 mod rules;
 mod trace_context;
 
+pub(crate) use binary::percent_decode;
 pub use binary::{HEADER_PREFIX, from_binary, to_binary};
 pub use trace_context::{TRACEPARENT, TRACESTATE, TraceContext};
 
