@@ -15,7 +15,7 @@ use crate::model::{BehaviorDef, NodeDef, NodeKind, Span, group_children};
 use super::codes;
 use super::ctxt::Ctxt;
 use super::diagnostic::Diagnostic;
-use super::tree::{behavior_index, chain};
+use super::tree::{Behaviors, behavior_index, chain};
 
 /// A tree once inlined.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -71,12 +71,9 @@ pub fn check_behaviors(cx: &Ctxt, behaviors: &[BehaviorDef]) {
 }
 
 /// Checks a tree written in place (an agent's, `bt!`'s root) against the behaviours it may use.
-pub fn check_root(cx: &Ctxt, root: &NodeDef, behaviors: &[BehaviorDef]) {
-    let index = if root.subtrees().is_empty() {
-        HashMap::new()
-    } else {
-        behavior_index(behaviors)
-    };
+pub fn check_root(cx: &Ctxt, root: &NodeDef, behaviors: &Behaviors<'_>) {
+    let index = behaviors.index();
+    let behaviors = behaviors.list;
     // Only what the root reaches is measured: most inline trees use no subtree at all.
     let mut sizes: HashMap<usize, Size> = HashMap::new();
     let mut expanded: HashMap<usize, ()> = HashMap::new();

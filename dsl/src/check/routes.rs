@@ -3,6 +3,8 @@
 //! The pattern rules are the runtime's (`agent_runtime::RoutePattern::parse`); a test in the
 //! workspace asserts both accept exactly the same patterns.
 
+use std::collections::{HashMap, HashSet};
+
 use crate::model::{RouteDef, RouteTargetDef, Span};
 
 use super::codes;
@@ -18,11 +20,24 @@ pub struct Targets<'a> {
     pub events: Vec<&'a str>,
     /// The agent's name, for messages.
     pub agent: &'a str,
+    /// Every action and event, for lookups.
+    names: HashSet<&'a str>,
 }
 
-impl Targets<'_> {
+impl<'a> Targets<'a> {
+    /// The targets of an agent with these actions and events.
+    pub fn new(agent: &'a str, actions: Vec<&'a str>, events: Vec<&'a str>) -> Self {
+        let names = actions.iter().chain(&events).copied().collect();
+        Targets {
+            actions,
+            events,
+            agent,
+            names,
+        }
+    }
+
     fn contains(&self, name: &str) -> bool {
-        self.actions.contains(&name) || self.events.contains(&name)
+        self.names.contains(name)
     }
 
     fn describe(&self) -> &'static str {
@@ -36,7 +51,9 @@ impl Targets<'_> {
 
 /// Checks every route of an agent.
 pub fn check_routes(cx: &Ctxt, routes: &[RouteDef], targets: &Targets<'_>) {
-    for (i, route) in routes.iter().enumerate() {
+    // The first route of each (pattern, target), so duplicates are found in one pass.
+    let mut first: HashMap<(&str, Option<String>), &RouteDef> = HashMap::new();
+    for route in routes {
         check_pattern(cx, &route.pattern.value, route.pattern.span);
         if let Some(priority) = &route.priority
             && !(-100..=100).contains(&priority.value)
@@ -52,11 +69,9 @@ pub fn check_routes(cx: &Ctxt, routes: &[RouteDef], targets: &Targets<'_>) {
             );
         }
         check_target(cx, &route.target, targets);
-        let duplicate = routes[..i].iter().find(|earlier| {
-            earlier.pattern.value == route.pattern.value
-                && earlier.target.name() == route.target.name()
-        });
-        if let Some(first) = duplicate {
+        let key = (route.pattern.value.as_str(), route.target.name());
+        let first = *first.entry(key).or_insert(route);
+        if !std::ptr::eq(first, route) {
             cx.push(
                 Diagnostic::error(
                     codes::DUPLICATE_ROUTE,
@@ -84,17 +99,19 @@ fn check_target(cx: &Ctxt, target: &RouteTargetDef, targets: &Targets<'_>) {
         return;
     }
     let candidates = targets.actions.iter().chain(&targets.events).copied();
-    let help = did_you_mean(&name, candidates.clone()).unwrap_or_else(|| {
-        let all: Vec<&str> = candidates.collect();
-        if all.is_empty() {
-            format!("declare it with `actions [{name}]`")
-        } else {
-            format!(
-                "route to {} or declare it with `actions [..., {name}]`",
-                list(&all)
-            )
-        }
-    });
+    let help = cx
+        .suggest(|| did_you_mean(&name, candidates.clone()))
+        .unwrap_or_else(|| {
+            let all: Vec<&str> = candidates.collect();
+            if all.is_empty() {
+                format!("declare it with `actions [{name}]`")
+            } else {
+                format!(
+                    "route to {} or declare it with `actions [..., {name}]`",
+                    list(&all)
+                )
+            }
+        });
     cx.push(
         Diagnostic::error(
             codes::ROUTE_TARGET,

@@ -198,13 +198,14 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
         let fsm = &fsm;
         let state_ty = &state_ty;
         let rt = &rt;
-        states
+        // The checker allows one hook of a kind per state, on a state of the machine.
+        fsm.hooks
             .iter()
-            .filter_map(move |state| {
-                let hook = fsm.hook(kind, &state.value)?;
-                let s = ident(&state.value, state.span);
+            .filter(move |hook| hook.kind.value == kind)
+            .map(move |hook| {
+                let s = ident(&hook.state.value, hook.state.span);
                 let action = &hook.action.value;
-                Some(quote!(#state_ty::#s => ::core::option::Option::Some(#rt::FsmAction::<Self>::of::<#action>())))
+                quote!(#state_ty::#s => ::core::option::Option::Some(#rt::FsmAction::<Self>::of::<#action>()))
             })
             .collect::<Vec<_>>()
     };

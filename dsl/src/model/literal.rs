@@ -42,9 +42,14 @@ impl DurationMs {
             "m" => 60_000,
             "h" => 3_600_000,
             other => {
-                return Err(format!(
-                    "unknown duration unit `{other}`; expected `ms`, `s`, `m` or `h`"
-                ));
+                return Err(match unit_of_word(other) {
+                    Some(unit) => {
+                        format!("unknown duration unit `{other}`; write it as `{digits}{unit}`")
+                    }
+                    None => {
+                        format!("unknown duration unit `{other}`; expected `ms`, `s`, `m` or `h`")
+                    }
+                });
             }
         };
         let n: u64 = digits
@@ -54,6 +59,29 @@ impl DurationMs {
             .map(DurationMs)
             .ok_or_else(|| format!("`{text}` is too large for a duration"))
     }
+}
+
+/// The duration unit a word means (`seconds` -> `s`, `min` -> `m`), for the fix of a unit
+/// written as a word (`after 30 seconds`, `30sec`). `None` for other words.
+pub fn unit_of_word(word: &str) -> Option<&'static str> {
+    Some(match word.to_ascii_lowercase().as_str() {
+        "ms" | "msec" | "msecs" | "millis" | "millisecond" | "milliseconds" => "ms",
+        "s" | "sec" | "secs" | "second" | "seconds" => "s",
+        "m" | "min" | "mins" | "minute" | "minutes" => "m",
+        "h" | "hr" | "hrs" | "hour" | "hours" => "h",
+        _ => return None,
+    })
+}
+
+/// For a number followed by its unit as a separate word (`30 seconds`): the error's message and
+/// help, naming the fix (`30s`). `None` if the word is no unit.
+pub fn separated_unit(digits: &str, word: &str) -> Option<(String, String)> {
+    let unit = unit_of_word(word)?;
+    let fixed = format!("{digits}{unit}");
+    Some((
+        format!("a duration's unit goes right after its number: `{fixed}`, not `{digits} {word}`"),
+        format!("write `{fixed}` (units are `ms`, `s`, `m` and `h`)"),
+    ))
 }
 
 #[cfg(test)]

@@ -21,7 +21,7 @@ pub use ai::{AiDef, AiKind, COMMON_AI_OPTIONS};
 pub use fsm::{
     FsmDef, HookDef, HookKind, RowDef, TerminalDef, TerminalKind, Trigger, event_variant,
 };
-pub use literal::{DurationMs, Literal};
+pub use literal::{DurationMs, Literal, separated_unit, unit_of_word};
 pub use reasoning::{
     AGGREGATIONS, OptionSpec, OptionType, OptionValue, REASONING_OPTIONS, ReasoningOption,
     TRAVERSALS, reasoning_option,

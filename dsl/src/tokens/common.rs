@@ -7,7 +7,7 @@ use syn::{Ident, LitInt, Token};
 
 use crate::check::codes::{self, Code};
 use crate::check::suggest::{did_you_mean, list};
-use crate::model::{DurationMs, Name, Spanned};
+use crate::model::{DurationMs, Name, Spanned, separated_unit};
 
 /// Any identifier, keywords included: the checker reports keywords with a better message.
 pub fn name(input: ParseStream<'_>) -> syn::Result<Name> {
@@ -23,6 +23,19 @@ pub fn duration(input: ParseStream<'_>) -> syn::Result<Spanned<DurationMs>> {
             "expected a duration such as `500ms`, `2s`, `30m` or `1h`",
         )
     })?;
+    if lit.suffix().is_empty()
+        && let Ok(word) = input.fork().call(Ident::parse_any)
+        && let Some((message, help)) = separated_unit(lit.base10_digits(), &word.to_string())
+    {
+        let span = lit.span().join(word.span()).unwrap_or(lit.span());
+        return Err(syn::Error::new(
+            span,
+            format!(
+                "{message}\n  = help: {help}{}",
+                explained(codes::BAD_LITERAL)
+            ),
+        ));
+    }
     let text = format!("{}{}", lit.base10_digits(), lit.suffix());
     DurationMs::parse(&text)
         .map(|d| Spanned::new(d, lit.span()))
