@@ -89,8 +89,11 @@ fn bad_routes(n: usize) -> String {
     out
 }
 
+/// Writes a file with `n` of one construct.
+type Generator = fn(usize) -> String;
+
 /// Every construct, by name.
-const CONSTRUCTS: &[(&str, fn(usize) -> String)] = &[
+const CONSTRUCTS: &[(&str, Generator)] = &[
     ("agents", agents),
     ("actions", actions),
     ("routes", routes),

@@ -10,6 +10,7 @@ use crate::model::{RouteDef, RouteTargetDef, Span};
 use super::codes;
 use super::ctxt::Ctxt;
 use super::diagnostic::Diagnostic;
+use super::quote::{quote_char, quote_name};
 use super::suggest::{did_you_mean, list};
 
 /// What a route may target in this agent.
@@ -77,8 +78,8 @@ pub fn check_routes(cx: &Ctxt, routes: &[RouteDef], targets: &Targets<'_>) {
                     codes::DUPLICATE_ROUTE,
                     route.span,
                     format!(
-                        "duplicate route `{}` => `{}`",
-                        route.pattern.value,
+                        "duplicate route {} => `{}`",
+                        quote_name(&route.pattern.value),
                         route.target.name().unwrap_or_else(|| "tick".into())
                     ),
                 )
@@ -149,7 +150,7 @@ pub fn check_pattern(cx: &Ctxt, pattern: &str, span: Span) {
                     Diagnostic::error(
                         codes::ROUTE_PATTERN,
                         at,
-                        format!("route pattern `{pattern}` has an empty segment"),
+                        format!("route pattern {} has an empty segment", quote_name(pattern)),
                     )
                     .label("empty segment")
                     .help(example),
@@ -162,7 +163,11 @@ pub fn check_pattern(cx: &Ctxt, pattern: &str, span: Span) {
                     Diagnostic::error(
                         codes::ROUTE_PATTERN,
                         at,
-                        format!("route pattern `{pattern}` has an invalid segment `{stars}`"),
+                        format!(
+                            "route pattern {} has an invalid segment {}",
+                            quote_name(pattern),
+                            quote_name(stars)
+                        ),
                     )
                     .label("invalid wildcard")
                     .help("use `*` for exactly one segment or `**` for any number of segments"),
@@ -179,7 +184,10 @@ pub fn check_pattern(cx: &Ctxt, pattern: &str, span: Span) {
                             codes::ROUTE_PATTERN,
                             inner_span(span, offset + i, bad.len_utf8()),
                             format!(
-                                "route pattern `{pattern}` has an invalid character `{bad}` in segment `{literal}`"
+                                "route pattern {} has an invalid character {} in segment {}",
+                                quote_name(pattern),
+                                quote_char(bad),
+                                quote_name(literal)
                             ),
                         )
                         .label("invalid character")

@@ -86,12 +86,17 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
     // For each state: its event rows grouped by event, in the events' order.
     let event_groups = |state: &str| -> Vec<(usize, Vec<&RowDef>)> {
         let mut groups: Vec<(usize, Vec<&RowDef>)> = Vec::new();
+        // Where each event's group is, so many events leaving one state stay linear.
+        let mut slot: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
         for row in rows_of(state) {
             let Some(event) = row.event() else { continue };
             let index = event_index[event.value.as_str()];
-            match groups.iter_mut().find(|(i, _)| *i == index) {
-                Some((_, rows)) => rows.push(row),
-                None => groups.push((index, vec![row])),
+            match slot.get(&index) {
+                Some(&at) => groups[at].1.push(row),
+                None => {
+                    slot.insert(index, groups.len());
+                    groups.push((index, vec![row]));
+                }
             }
         }
         groups.sort_by_key(|(i, _)| *i);

@@ -1,6 +1,7 @@
 //! Literals and durations as written in the language.
 
 use super::span::Spanned;
+use crate::check::quote::quote_name;
 
 /// A literal: a state field's default or an action argument.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,12 +29,16 @@ impl DurationMs {
     pub fn parse(text: &str) -> Result<Self, String> {
         let split = text
             .find(|c: char| !c.is_ascii_digit() && c != '_')
-            .ok_or_else(|| format!("`{text}` has no unit; write it as `{text}ms`, `{text}s`, `{text}m` or `{text}h`"))?;
+            .ok_or_else(|| {
+                let n = quote_name(text).trim_matches('`').to_string();
+                format!("`{n}` has no unit; write it as `{n}ms`, `{n}s`, `{n}m` or `{n}h`")
+            })?;
         let (digits, unit) = text.split_at(split);
         let digits = digits.replace('_', "");
         if digits.is_empty() {
             return Err(format!(
-                "`{text}` is not a duration; expected a number then `ms`, `s`, `m` or `h`"
+                "{} is not a duration; expected a number then `ms`, `s`, `m` or `h`",
+                quote_name(text)
             ));
         }
         let factor = match unit {
@@ -44,20 +49,26 @@ impl DurationMs {
             other => {
                 return Err(match unit_of_word(other) {
                     Some(unit) => {
-                        format!("unknown duration unit `{other}`; write it as `{digits}{unit}`")
+                        format!(
+                            "unknown duration unit {}; write it as `{digits}{unit}`",
+                            quote_name(other)
+                        )
                     }
                     None => {
-                        format!("unknown duration unit `{other}`; expected `ms`, `s`, `m` or `h`")
+                        format!(
+                            "unknown duration unit {}; expected `ms`, `s`, `m` or `h`",
+                            quote_name(other)
+                        )
                     }
                 });
             }
         };
         let n: u64 = digits
             .parse()
-            .map_err(|_| format!("`{text}` is too large for a duration"))?;
+            .map_err(|_| format!("{} is too large for a duration", quote_name(text)))?;
         n.checked_mul(factor)
             .map(DurationMs)
-            .ok_or_else(|| format!("`{text}` is too large for a duration"))
+            .ok_or_else(|| format!("{} is too large for a duration", quote_name(text)))
     }
 }
 

@@ -6,6 +6,7 @@ use syn::parse::ParseStream;
 use syn::{Ident, LitInt, Token};
 
 use crate::check::codes::{self, Code};
+use crate::check::quote::quote_name;
 use crate::check::suggest::{did_you_mean, list};
 use crate::model::{DurationMs, Name, Spanned, separated_unit};
 
@@ -55,7 +56,7 @@ pub fn int(input: ParseStream<'_>) -> syn::Result<Spanned<i64>> {
     let value: i64 = lit.base10_parse().map_err(|_| {
         syn::Error::new(
             lit.span(),
-            format!("`{}` is too large", lit.base10_digits()),
+            format!("{} is too large", quote_name(lit.base10_digits())),
         )
     })?;
     let span = lit.span();
