@@ -24,7 +24,11 @@ pub(crate) fn check_fsm(cx: &Ctxt, fsm: &FsmDef) {
     initial(cx, fsm);
     declarations(cx, fsm, &states);
     rows(cx, fsm);
-    reachability(cx, fsm, &states);
+    if fsm.is_nested() {
+        super::statechart::check_statechart(cx, fsm);
+    } else {
+        reachability(cx, fsm, &states);
+    }
 }
 
 /// States and events become Rust identifiers (variants of `<Agent>State` / `<Agent>Event`).
@@ -285,7 +289,7 @@ fn same_trigger(cx: &Ctxt, row: &RowDef, shadow: &RowDef, trigger: &str, at: Spa
     cx.push(diagnostic);
 }
 
-/// Unreachable states and non-terminal dead ends.
+/// Unreachable states and non-terminal dead ends (of a flat machine).
 fn reachability(cx: &Ctxt, fsm: &FsmDef, states: &[&Name]) {
     let Some(initial) = fsm.initial_state() else {
         return;
@@ -337,53 +341,11 @@ fn reachability(cx: &Ctxt, fsm: &FsmDef, states: &[&Name]) {
     }
     for state in states {
         if !reached[state.value.as_str()] {
-            let help = match cx.suggest(|| closest(&state.value, others(&candidates, &state.value)))
-            {
-                Some(close) => format!(
-                    "it may be a typo: did you mean `{close}`? Otherwise add a row that leads to `{}`",
-                    state.value
-                ),
-                None => format!(
-                    "it may be a typo; otherwise add a row that leads to `{}`",
-                    state.value
-                ),
-            };
-            cx.push(
-                Diagnostic::error(
-                    codes::FSM_UNREACHABLE,
-                    state.span,
-                    format!(
-                        "state `{}` is unreachable from the initial state `{}`",
-                        state.value, initial.value
-                    ),
-                )
-                .label("no row leads here")
-                .help(help),
-            );
+            unreachable_among(cx, others(&candidates, &state.value), state, initial);
         }
         let terminal = terminals.contains(state.value.as_str());
         if !terminal && !by_state.contains_key(state.value.as_str()) {
-            cx.push(
-                Diagnostic::error(
-                    codes::FSM_DEAD_END,
-                    state.span,
-                    format!(
-                        "state `{}` is not terminal and no row leaves it",
-                        state.value
-                    ),
-                )
-                .label("the machine would be stuck here")
-                .help(match typos.get(state.value.as_str()) {
-                    Some(meant) => format!(
-                        "it may be a typo: did you mean `{meant}`? Otherwise mark it `terminal {}` or add a row that leaves it",
-                        state.value
-                    ),
-                    None => format!(
-                        "mark it `terminal {}` if it ends the machine, or add a row that leaves it",
-                        state.value
-                    ),
-                }),
-            );
+            dead_end_meant(cx, state, typos.get(state.value.as_str()).copied());
         }
     }
 }
@@ -391,6 +353,76 @@ fn reachability(cx: &Ctxt, fsm: &FsmDef, states: &[&Name]) {
 /// The candidates other than `name`.
 fn others<'a>(candidates: &'a [&'a str], name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
     candidates.iter().copied().filter(move |c| *c != name)
+}
+
+/// E0307 for `state`, with a did-you-mean among the other states.
+pub(super) fn unreachable(cx: &Ctxt, states: &[&Name], state: &Name, initial: &Name) {
+    let others = states
+        .iter()
+        .map(|s| s.value.as_str())
+        .filter(|s| *s != state.value);
+    unreachable_among(cx, others, state, initial);
+}
+
+/// E0307 for `state`, with a did-you-mean among `candidates` (bounded by [`Ctxt::suggest`]).
+fn unreachable_among<'a>(
+    cx: &Ctxt,
+    candidates: impl Iterator<Item = &'a str>,
+    state: &Name,
+    initial: &Name,
+) {
+    let help = match cx.suggest(|| closest(&state.value, candidates)) {
+        Some(close) => format!(
+            "it may be a typo: did you mean `{close}`? Otherwise add a row that leads to `{}`",
+            state.value
+        ),
+        None => format!(
+            "it may be a typo; otherwise add a row that leads to `{}`",
+            state.value
+        ),
+    };
+    cx.push(
+        Diagnostic::error(
+            codes::FSM_UNREACHABLE,
+            state.span,
+            format!(
+                "state `{}` is unreachable from the initial state `{}`",
+                state.value, initial.value
+            ),
+        )
+        .label("no row leads here")
+        .help(help),
+    );
+}
+
+/// E0308 for `state`.
+pub(super) fn dead_end(cx: &Ctxt, state: &Name) {
+    dead_end_meant(cx, state, None);
+}
+
+/// E0308 for `state`, which may be a typo of the declared state `meant`.
+fn dead_end_meant(cx: &Ctxt, state: &Name, meant: Option<&str>) {
+    cx.push(
+        Diagnostic::error(
+            codes::FSM_DEAD_END,
+            state.span,
+            format!(
+                "state `{}` is not terminal and no row leaves it",
+                state.value
+            ),
+        )
+        .label("the machine would be stuck here")
+        .help(match meant {
+            Some(meant) => format!(
+                "it may be a typo: did you mean `{meant}`? Otherwise mark it `terminal {}` or add a row that leaves it",
+                state.value
+            ),
+            None => format!(
+                "mark it `terminal {}` if it ends the machine, or add a row that leaves it",
+                state.value
+            ),
+        }),
+    );
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ mod reasoning;
 mod repeats;
 mod routes;
 mod settings;
+mod statechart;
 pub mod suggest;
 pub mod tree;
 
