@@ -104,6 +104,16 @@ const CONSTRUCTS: &[(&str, Generator)] = &[
     ("bad_routes", bad_routes),
 ];
 
+/// The sizes compared: 10k and 100k under `cargo bench`; under `cargo test --all-targets`
+/// (which runs each benchmark once, in a debug build) a smoke test of 100 and 1,000.
+fn sizes() -> [usize; 2] {
+    if std::env::args().any(|a| a == "--bench") {
+        [10_000, 100_000]
+    } else {
+        [100, 1_000]
+    }
+}
+
 fn compile(c: &mut Criterion) {
     let dir = std::env::temp_dir().join(format!("agent-dsl-scaling-{}", std::process::id()));
     let out = dir.join("out");
@@ -111,7 +121,7 @@ fn compile(c: &mut Criterion) {
     for (construct, file) in CONSTRUCTS {
         let mut group = c.benchmark_group(format!("builder/{construct}"));
         group.sample_size(10);
-        for n in [10_000, 100_000] {
+        for n in sizes() {
             let path = dir.join(format!("{construct}_{n}.agent"));
             std::fs::write(&path, file(n)).unwrap();
             group.bench_with_input(BenchmarkId::from_parameter(n), &path, |b, path| {
@@ -122,7 +132,7 @@ fn compile(c: &mut Criterion) {
     }
     let mut group = c.benchmark_group("fmt/state_fields");
     group.sample_size(10);
-    for n in [10_000, 100_000] {
+    for n in sizes() {
         let text = fields(n);
         group.bench_with_input(BenchmarkId::from_parameter(n), &text, |b, text| {
             b.iter(|| format(FileId(0), black_box(text)).expect("formats"))
