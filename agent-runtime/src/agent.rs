@@ -480,6 +480,14 @@ pub trait DynAgent: Send + Sync + fmt::Debug {
     fn tick_interval(&self) -> Option<std::time::Duration>;
     /// The model aliases its strategy calls ([`Strategy::required_models`]).
     fn required_models(&self) -> Vec<&'static str>;
+    /// See [`Strategy::shape`].
+    fn shape(&self) -> crate::inspect::Shape {
+        crate::inspect::Shape::Opaque
+    }
+    /// See [`Strategy::progress`].
+    fn progress(&self) -> crate::inspect::Progress {
+        crate::inspect::Progress::Opaque
+    }
     /// A copy of the agent (a host keeps one to restore after a panicking strategy).
     fn clone_box(&self) -> Box<dyn DynAgent>;
     /// The concrete `Agent<S>`, for downcasting.
@@ -538,6 +546,12 @@ impl<S: AgentSpec> DynAgent for Agent<S> {
     }
     fn required_models(&self) -> Vec<&'static str> {
         S::Strategy::required_models()
+    }
+    fn shape(&self) -> crate::inspect::Shape {
+        S::Strategy::shape()
+    }
+    fn progress(&self) -> crate::inspect::Progress {
+        S::Strategy::progress(self)
     }
     fn clone_box(&self) -> Box<dyn DynAgent> {
         Box::new(self.clone())
