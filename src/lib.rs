@@ -86,6 +86,9 @@ pub mod guide {
     #[doc = include_str!("../docs/testing.md")]
     pub mod testing {}
 
+    #[doc = include_str!("../docs/observability.md")]
+    pub mod observability {}
+
     #[doc = include_str!("../docs/inspector.md")]
     pub mod inspector {}
 

@@ -153,13 +153,18 @@ fn isolated<S: AgentSpec>(
         Ok(directives) => directives,
         Err(payload) => {
             *agent = backup;
-            vec![Directive::error(
-                AgentError::StrategyPanicked {
+            let error = match payload.downcast::<crate::ai::HookPanic>() {
+                // A step hook broke, not the strategy: name the hook.
+                Ok(hook) => AgentError::Hook {
+                    hook: hook.hook.to_string(),
+                    error: hook.error,
+                },
+                Err(payload) => AgentError::StrategyPanicked {
                     strategy: std::any::type_name::<S::Strategy>().to_string(),
                     error: ActionError::panicked(call, payload.as_ref()),
                 },
-                ErrorContext::Strategy,
-            )]
+            };
+            vec![Directive::error(error, ErrorContext::Strategy)]
         }
     }
 }
@@ -219,6 +224,11 @@ impl<S: AgentSpec> Agent<S> {
     /// Both states at once, for strategies that update them together.
     pub fn parts_mut(&mut self) -> (&mut S, &mut StrategyState<S>) {
         (&mut self.state, &mut self.strategy)
+    }
+
+    /// The id and both states at once: strategies name the agent in their trace events.
+    pub(crate) fn parts_with_id(&mut self) -> (&str, &mut S, &mut StrategyState<S>) {
+        (&self.id, &mut self.state, &mut self.strategy)
     }
 
     /// The typed state, consuming the agent.

@@ -31,6 +31,7 @@ pub mod snapshot;
 pub mod state_op;
 pub mod store;
 pub mod strategy;
+mod trace;
 
 #[cfg(test)]
 mod testing;

@@ -7,6 +7,7 @@ pub mod fsm;
 
 pub use behavior_tree::{BehaviorTree, BehaviorTreeState, TreeAgent, render_tree};
 pub use direct::{Direct, DirectState};
+pub(crate) use dispatch::dispatch_action_of;
 pub use dispatch::{Dispatch, complete_action, dispatch_action};
 pub use fsm::{Fsm, FsmSpec, FsmState};
 

@@ -2,12 +2,13 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use crate::model::ident::Case;
 use crate::model::{FsmDef, Name, RowDef, Span, Trigger, event_variant};
 
 use super::codes;
 use super::ctxt::Ctxt;
 use super::diagnostic::Diagnostic;
-use super::names::check_identifier;
+use super::names::{check_ident, check_identifier};
 use super::suggest::closest;
 
 /// Names the generated `<Agent>State` / `<Agent>Event` enums use for their own items; a state or
@@ -33,7 +34,7 @@ fn names(cx: &Ctxt, fsm: &FsmDef, states: &[&Name]) {
     let events = fsm.events();
     let mut variants: HashMap<String, &Name> = HashMap::new();
     for event in &events {
-        check_identifier(cx, event, "event");
+        check_ident(cx, event, "event", Case::UpperCamel);
         let variant = event_variant(&event.value);
         reserved(cx, event, &variant, "event");
         let first = *variants.entry(variant.clone()).or_insert(event);

@@ -12,6 +12,7 @@ pub mod explain;
 mod file;
 pub mod fsm;
 mod names;
+pub mod quote;
 mod reasoning;
 mod routes;
 mod settings;

@@ -4,10 +4,11 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 
-use super::{ident, local};
+use super::{event_ident, ident, local};
 use crate::check::fsm::RESERVED;
 use crate::graph;
-use crate::model::{AgentDef, FsmDef, HookKind, RowDef, TerminalKind, event_variant};
+use crate::model::ident::{Case, rust_ident};
+use crate::model::{AgentDef, FsmDef, HookKind, RowDef, TerminalKind};
 
 /// The name of the generated state enum.
 pub fn state_enum(agent: &str) -> String {
@@ -35,7 +36,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
     let event_names: Vec<&str> = events.iter().map(|e| e.value.as_str()).collect();
     let event_variants: Vec<syn::Ident> = events
         .iter()
-        .map(|e| ident(&event_variant(&e.value), e.span))
+        .map(|e| event_ident(&e.value, e.span))
         .collect();
 
     let state_docs = state_names.iter().map(|n| format!("`{n}`"));
@@ -124,7 +125,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
         event_groups(&state.value).into_iter().map(|(i, rows)| {
             let event = events[i];
             let s = ident(&state.value, state.span);
-            let e = ident(&event_variant(&event.value), event.span);
+            let e = event_ident(&event.value, event.span);
             let body = guarded(&numbered(&row_index, &rows), &rt);
             quote!((__S::#s, __E::#e) => #body)
         })
@@ -175,7 +176,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
             .filter(|(_, rows)| rows.iter().any(|r| r.guard.is_some()))
             .map(|(i, rows)| {
                 let event = events[i];
-                let e = ident(&event_variant(&event.value), event.span);
+                let e = event_ident(&event.value, event.span);
                 let list = guard_list(rows);
                 quote!((__S::#s, ::core::option::Option::Some(__E::#e)) => #list)
             })
@@ -538,17 +539,19 @@ pub fn fsm_fallback(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenS
     let agent = ident(&def.name.value, def.name.span);
     let state_ty = format_ident!("{}", state_enum(&def.name.value));
     let event_ty = format_ident!("{}", event_enum(&def.name.value));
-    let valid = |name: &str| crate::check::is_identifier(name) && !RESERVED.contains(&name);
+    let valid =
+        |ident: &Result<String, _>| matches!(ident, Ok(i) if !RESERVED.contains(&i.as_str()));
     let states = fsm
         .states()
         .into_iter()
-        .filter(|s| valid(&s.value))
+        .filter(|s| valid(&rust_ident(&s.value, Case::AsWritten)))
         .map(|s| ident(&s.value, s.span));
     let events = fsm
         .events()
         .into_iter()
-        .map(|e| event_variant(&e.value))
-        .filter(|e| valid(e))
+        .map(|e| rust_ident(&e.value, Case::UpperCamel))
+        .filter(valid)
+        .flatten()
         .collect::<std::collections::BTreeSet<_>>()
         .into_iter()
         .map(|e| format_ident!("{}", e));

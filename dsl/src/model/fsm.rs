@@ -213,26 +213,11 @@ impl FsmDef {
 
 /// The Rust variant name of an event: `checkout` -> `Checkout`, `add_item` -> `AddItem`.
 ///
-/// Events are written like actions (snake case) and become variants of `<Agent>Event`; two
-/// events with the same variant name are reported by the checker.
+/// Events are written like actions (snake case) and become variants of `<Agent>Event`; the
+/// checker reports an event whose variant is not an identifier ([`super::ident::rust_ident`])
+/// and two events with the same variant name.
 pub fn event_variant(event: &str) -> String {
-    let mut out = String::with_capacity(event.len());
-    let mut upper = true;
-    for c in event.chars() {
-        if c == '_' {
-            upper = true;
-        } else if upper {
-            out.extend(c.to_uppercase());
-            upper = false;
-        } else {
-            out.push(c);
-        }
-    }
-    if out.is_empty() {
-        // `_` alone or `__`: keep something that is still an identifier; the checker reports it.
-        out.push('_');
-    }
-    out
+    super::ident::convert(event, super::ident::Case::UpperCamel)
 }
 
 #[cfg(test)]

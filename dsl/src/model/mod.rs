@@ -7,6 +7,7 @@ mod action;
 mod agent;
 mod ai;
 mod fsm;
+pub mod ident;
 mod literal;
 mod reasoning;
 mod route;
