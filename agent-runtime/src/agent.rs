@@ -498,6 +498,9 @@ pub trait DynAgent: Send + Sync + fmt::Debug {
     fn progress(&self) -> crate::inspect::Progress {
         crate::inspect::Progress::Opaque
     }
+    /// Keywords its tools' schemas use that the argument validator does not enforce
+    /// ([`Strategy::tool_schema_problems`]).
+    fn tool_schema_problems(&self) -> Vec<String>;
     /// A copy of the agent (a host keeps one to restore after a panicking strategy).
     fn clone_box(&self) -> Box<dyn DynAgent>;
     /// The concrete `Agent<S>`, for downcasting.
@@ -562,6 +565,9 @@ impl<S: AgentSpec> DynAgent for Agent<S> {
     }
     fn progress(&self) -> crate::inspect::Progress {
         S::Strategy::progress(self)
+    }
+    fn tool_schema_problems(&self) -> Vec<String> {
+        S::Strategy::tool_schema_problems()
     }
     fn clone_box(&self) -> Box<dyn DynAgent> {
         Box::new(self.clone())

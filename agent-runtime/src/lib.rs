@@ -64,6 +64,36 @@ pub mod __private {
     pub use std::sync::OnceLock;
     pub use std::time::Duration;
 
+    /// What `#[action]` checks its parameter type against: a type that is not `Deserialize`
+    /// and `JsonSchema` is reported with this explanation, at the parameter.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot be the parameters of an action",
+        label = "taken by value, so read as the action's parameters",
+        note = "if `{Self}` is the agent's state, take it by reference: `&mut {Self}`, or `&{Self}` (an async action takes `&{Self}`)",
+        note = "parameters are a type that derives `Deserialize` and `JsonSchema`"
+    )]
+    pub trait ActionParams {}
+
+    #[diagnostic::do_not_recommend]
+    impl<T: serde::de::DeserializeOwned + schemars::JsonSchema + Send + 'static> ActionParams for T {}
+
+    /// Names `P` where `#[action]` read its parameter type.
+    pub const fn action_params<P: ActionParams>() {}
+
+    /// What a `.agent` file's state field without a default needs of its type.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` has no default value",
+        label = "a field declared without a default takes its type's `Default`",
+        note = "give the field a default in the `.agent` file (`name: Type = value`), or implement `Default` for `{Self}`"
+    )]
+    pub trait FieldDefault {}
+
+    #[diagnostic::do_not_recommend]
+    impl<T: Default> FieldDefault for T {}
+
+    /// Names `T` where a `.agent` file declared a field of it without a default.
+    pub const fn field_default<T: FieldDefault>() {}
+
     /// Boxes an action future.
     pub fn box_future<F>(f: F) -> BoxFuture<'static, F::Output>
     where

@@ -166,6 +166,10 @@ macro_rules! ai_strategy {
                     },
                 }
             }
+
+            fn tool_schema_problems() -> Vec<String> {
+                super::schema::tool_problems(&S::tool_specs())
+            }
         }
 
         impl<S: AiAgent + AgentSpec<Strategy = $ty>> AiStrategy<S> for $ty {

@@ -47,6 +47,8 @@ use crate::snapshot::{Snapshot, Status};
 use crate::state_op::apply_ops;
 use crate::trace::{self, Ran};
 
+mod statechart;
+
 /// The type of the signal an `after` timer delivers back to its agent. Its data names the state
 /// the timer was armed for and the entry's generation.
 pub const TIMEOUT_SIGNAL: &str = "stratagem.fsm.timeout";
@@ -134,6 +136,42 @@ pub trait FsmSpec: AgentSpec<Strategy = Fsm> {
 
     /// How `state` ends the machine, if it is terminal.
     fn end(state: Self::State) -> Option<End>;
+
+    /// Whether the machine has compound states (a statechart): then its
+    /// position is a leaf state and the functions below describe the hierarchy. Flat machines
+    /// keep the defaults, and the code that reads them is compiled out.
+    const NESTED: bool = false;
+
+    /// The compound state `state` is declared in (`None` at the top level).
+    fn parent(state: Self::State) -> Option<Self::State> {
+        let _ = state;
+        None
+    }
+
+    /// The leaf entered when `state` is entered by default (following `initial` down).
+    fn default_leaf(state: Self::State) -> Self::State {
+        state
+    }
+
+    /// The domain of row `row` (SCXML): the state whose descendants it leaves and enters,
+    /// `None` for the whole machine.
+    fn domain(row: u32) -> Option<Self::State> {
+        let _ = row;
+        None
+    }
+
+    /// For a row that targets a history pseudo-state: its compound state and whether the
+    /// history is deep.
+    fn history(row: u32) -> Option<(Self::State, bool)> {
+        let _ = row;
+        None
+    }
+
+    /// Whether leaving `state` records where it was left (it has a history pseudo-state).
+    fn keeps_history(state: Self::State) -> bool {
+        let _ = state;
+        false
+    }
 }
 
 /// What the rows of a `(state, event)` decided. Eight bytes, returned in a register: for rows
@@ -251,6 +289,13 @@ pub struct FsmState<St> {
     /// Ids of async (non-FSM) actions the host is running.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub in_flight: Vec<String>,
+    /// Statecharts: the active states with an `after` row and the generation of their entry
+    /// (a timer armed by an ancestor keeps running while the machine moves inside it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub timers: Vec<(St, u64)>,
+    /// Statecharts: for each compound state with a history, the leaf it was last left from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub history: Vec<(St, St)>,
 }
 
 /// An event with parameters for `cmd`: the parameters go to the row's action.
@@ -325,6 +370,12 @@ impl<S: FsmSpec> Agent<S> {
     /// The FSM's current state.
     pub fn fsm_state(&self) -> S::State {
         self.strategy_state().state
+    }
+
+    /// Whether the machine is in `state`: the current state is `state` or, in a statechart,
+    /// one of its descendants (`order.in_state(PlayerState::On)` while `Playing`).
+    pub fn in_state(&self, state: S::State) -> bool {
+        statechart::within::<S>(self.strategy_state().state, state)
     }
 }
 
@@ -471,6 +522,8 @@ impl<S: FsmSpec> Strategy<S> for Fsm {
         fsm.state = S::State::default();
         fsm.started = false;
         fsm.entered = false;
+        fsm.timers.clear();
+        fsm.history.clear();
         fsm.generation += 1;
         let entered = enter_initial(agent);
         if !agent.strategy_state().entered {
@@ -493,6 +546,9 @@ impl<S: FsmSpec> Strategy<S> for Fsm {
 fn enter_initial<S: FsmSpec>(agent: &mut Agent<S>) -> Vec<Directive> {
     if agent.strategy_state().entered {
         return Vec::new();
+    }
+    if S::NESTED {
+        return statechart::enter_initial(agent);
     }
     let (id, state, fsm) = agent.parts_with_id();
     let initial = fsm.state;
@@ -523,6 +579,15 @@ fn fire<S: FsmSpec>(
     let (id, state, fsm) = agent.parts_with_id();
     let from = fsm.state;
     match S::transition(state, from, event, &params) {
+        Step::Fire(row, to) if S::NESTED => {
+            let result = statechart::take(id, state, fsm, row, to, &params);
+            discard(params);
+            if trace::on!(DEBUG) {
+                // The leaf actually entered (a history may resume another than `to`).
+                traced::<S>(id, from, &event.name(), Some(fsm.state), &result);
+            }
+            result
+        }
         Step::Fire(row, to) => {
             let result = take(id, state, fsm, to, S::row_action(row), &params);
             discard(params);
@@ -631,11 +696,20 @@ fn on_timer<S: FsmSpec>(agent: &mut Agent<S>, params: Value) -> Result<Vec<Direc
         })?;
     let (id, state, fsm) = agent.parts_with_id();
     // Armed for an earlier visit (or another state): the machine has moved on.
-    if fired.generation != fsm.generation || fired.state != fsm.state {
+    let stale = if S::NESTED {
+        !fsm.timers.contains(&(fired.state, fired.generation))
+    } else {
+        fired.generation != fsm.generation || fired.state != fsm.state
+    };
+    if stale {
         return Ok(Vec::new());
     }
-    let from = fsm.state;
+    let from = if S::NESTED { fired.state } else { fsm.state };
     let (to, result) = match S::timeout(state, from) {
+        Step::Fire(row, to) if S::NESTED => {
+            let result = statechart::take(id, state, fsm, row, to, &Value::Null);
+            (Some(fsm.state), result)
+        }
         Step::Fire(row, to) => (
             Some(to),
             take(id, state, fsm, to, S::row_action(row), &Value::Null),

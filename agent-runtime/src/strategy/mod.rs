@@ -88,6 +88,14 @@ pub trait Strategy<S: AgentSpec>: 'static {
         Vec::new()
     }
 
+    /// Keywords in the parameter schemas of the tools the strategy offers a model that the
+    /// argument validator does not enforce (AI strategies), as
+    /// `` tool `lookup`: `pattern` at `/properties/code` ``; a host refuses to start the agent
+    /// when there is one.
+    fn tool_schema_problems() -> Vec<String> {
+        Vec::new()
+    }
+
     /// Routes the strategy contributes (default priority [`crate::route::priority::STRATEGY`]).
     fn signal_routes() -> Vec<RouteSpec> {
         Vec::new()

@@ -22,7 +22,11 @@ pub(crate) fn check_fsm(cx: &Ctxt, fsm: &FsmDef) {
     initial(cx, fsm);
     declarations(cx, fsm, &states);
     rows(cx, fsm);
-    reachability(cx, fsm, &states);
+    if fsm.is_nested() {
+        super::statechart::check_statechart(cx, fsm);
+    } else {
+        reachability(cx, fsm, &states);
+    }
 }
 
 /// States and events become Rust identifiers (variants of `<Agent>State` / `<Agent>Event`).
@@ -278,7 +282,7 @@ fn same_trigger(cx: &Ctxt, row: &RowDef, shadow: &RowDef, trigger: &str, at: Spa
     cx.push(diagnostic);
 }
 
-/// Unreachable states and non-terminal dead ends.
+/// Unreachable states and non-terminal dead ends (of a flat machine).
 fn reachability(cx: &Ctxt, fsm: &FsmDef, states: &[&Name]) {
     let Some(initial) = fsm.initial_state() else {
         return;
@@ -303,52 +307,62 @@ fn reachability(cx: &Ctxt, fsm: &FsmDef, states: &[&Name]) {
     }
     for state in states {
         if !reached[state.value.as_str()] {
-            let others = states
-                .iter()
-                .map(|s| s.value.as_str())
-                .filter(|s| *s != state.value);
-            let help = match closest(&state.value, others) {
-                Some(close) => format!(
-                    "it may be a typo: did you mean `{close}`? Otherwise add a row that leads to `{}`",
-                    state.value
-                ),
-                None => format!(
-                    "it may be a typo; otherwise add a row that leads to `{}`",
-                    state.value
-                ),
-            };
-            cx.push(
-                Diagnostic::error(
-                    codes::FSM_UNREACHABLE,
-                    state.span,
-                    format!(
-                        "state `{}` is unreachable from the initial state `{}`",
-                        state.value, initial.value
-                    ),
-                )
-                .label("no row leads here")
-                .help(help),
-            );
+            unreachable(cx, states, state, initial);
         }
         let terminal = terminals.contains(state.value.as_str());
         if !terminal && !by_state.contains_key(state.value.as_str()) {
-            cx.push(
-                Diagnostic::error(
-                    codes::FSM_DEAD_END,
-                    state.span,
-                    format!(
-                        "state `{}` is not terminal and no row leaves it",
-                        state.value
-                    ),
-                )
-                .label("the machine would be stuck here")
-                .help(format!(
-                    "mark it `terminal {}` if it ends the machine, or add a row that leaves it",
-                    state.value
-                )),
-            );
+            dead_end(cx, state);
         }
     }
+}
+
+/// E0307 for `state`.
+pub(super) fn unreachable(cx: &Ctxt, states: &[&Name], state: &Name, initial: &Name) {
+    let others = states
+        .iter()
+        .map(|s| s.value.as_str())
+        .filter(|s| *s != state.value);
+    let help = match closest(&state.value, others) {
+        Some(close) => format!(
+            "it may be a typo: did you mean `{close}`? Otherwise add a row that leads to `{}`",
+            state.value
+        ),
+        None => format!(
+            "it may be a typo; otherwise add a row that leads to `{}`",
+            state.value
+        ),
+    };
+    cx.push(
+        Diagnostic::error(
+            codes::FSM_UNREACHABLE,
+            state.span,
+            format!(
+                "state `{}` is unreachable from the initial state `{}`",
+                state.value, initial.value
+            ),
+        )
+        .label("no row leads here")
+        .help(help),
+    );
+}
+
+/// E0308 for `state`.
+pub(super) fn dead_end(cx: &Ctxt, state: &Name) {
+    cx.push(
+        Diagnostic::error(
+            codes::FSM_DEAD_END,
+            state.span,
+            format!(
+                "state `{}` is not terminal and no row leaves it",
+                state.value
+            ),
+        )
+        .label("the machine would be stuck here")
+        .help(format!(
+            "mark it `terminal {}` if it ends the machine, or add a row that leaves it",
+            state.value
+        )),
+    );
 }
 
 #[cfg(test)]

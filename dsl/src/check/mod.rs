@@ -16,6 +16,7 @@ pub mod quote;
 mod reasoning;
 mod routes;
 mod settings;
+mod statechart;
 pub mod suggest;
 pub mod tree;
 

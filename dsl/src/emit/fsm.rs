@@ -4,6 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 
+use super::rust_names::rust_path;
 use super::{event_ident, ident, local};
 use crate::check::fsm::RESERVED;
 use crate::graph;
@@ -41,8 +42,11 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
 
     let state_docs = state_names.iter().map(|n| format!("`{n}`"));
     let event_docs = event_names.iter().map(|n| format!("`{n}`"));
-    let initial = fsm
-        .initial_state()
+    // A statechart: its hierarchy (`None` for a flat machine, whose code does not change).
+    let nesting = super::statechart::Nesting::new(fsm);
+    let initial = nesting
+        .as_ref()
+        .map_or_else(|| fsm.initial_state(), |n| n.initial(fsm))
         .map(|s| ident(&s.value, s.span))
         .unwrap_or_else(|| state_variants[0].clone());
     let transitions = fsm.rows.iter().filter(|r| !r.internal).map(|row| {
@@ -87,10 +91,23 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
         .collect();
     let no_rows = Vec::new();
     let rows_of = |state: &str| by_state.get(state).unwrap_or(&no_rows);
+    // The rows an event may fire in a state: in a statechart, the leaf's then its ancestors'.
+    let event_rows_of = |state: &str| match &nesting {
+        Some(n) => n.event_rows(state),
+        None => rows_of(state).as_slice(),
+    };
+    // A row's target state: in a statechart, the leaf it enters by default.
+    let target = |row: &RowDef| match &nesting {
+        Some(n) => {
+            let leaf = n.target(row);
+            ident(&leaf.value, row.to.span)
+        }
+        None => ident(&row.to.value, row.to.span),
+    };
     // For each state: its event rows grouped by event, in the events' order.
     let event_groups = |state: &str| -> Vec<(usize, Vec<&RowDef>)> {
         let mut groups: Vec<(usize, Vec<&RowDef>)> = Vec::new();
-        for row in rows_of(state) {
+        for row in event_rows_of(state) {
             let Some(event) = row.event() else { continue };
             let index = event_index[event.value.as_str()];
             match groups.iter_mut().find(|(i, _)| *i == index) {
@@ -126,7 +143,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
             let event = events[i];
             let s = ident(&state.value, state.span);
             let e = event_ident(&event.value, event.span);
-            let body = guarded(&numbered(&row_index, &rows), &rt);
+            let body = guarded(&numbered(&row_index, &rows), &rt, &target);
             quote!((__S::#s, __E::#e) => #body)
         })
     });
@@ -140,14 +157,14 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
             return None;
         }
         let s = ident(&state.value, state.span);
-        let body = guarded(&numbered(&row_index, &rows), &rt);
+        let body = guarded(&numbered(&row_index, &rows), &rt, &target);
         Some(quote!(__S::#s => #body))
     });
     let guard_error_arms = indexed.iter().filter_map(|(i, row)| {
         let guard = row.guard.as_ref()?;
         let name = path_text(&guard.value);
         let span = guard.span.to_proc_macro();
-        let path = &guard.value;
+        let path = rust_path(&guard.value);
         let (agent, params) = (local("agent"), local("params"));
         let check = quote_spanned!(span=> #rt::Guard::<Self, _>::check(&#path, #name, #agent, #params));
         Some(quote! {
@@ -158,7 +175,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
         })
     });
     let action_arms = indexed.iter().filter_map(|(i, row)| {
-        let path = &row.action.as_ref()?.value;
+        let path = rust_path(&row.action.as_ref()?.value);
         Some(quote!(#i => ::core::option::Option::Some(#rt::FsmAction::<Self>::of::<#path>())))
     });
     let guard_list = |rows: Vec<&RowDef>| {
@@ -207,11 +224,19 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
             .filter_map(move |state| {
                 let hook = fsm.hook(kind, &state.value)?;
                 let s = ident(&state.value, state.span);
-                let action = &hook.action.value;
+                let action = rust_path(&hook.action.value);
                 Some(quote!(#state_ty::#s => ::core::option::Option::Some(#rt::FsmAction::<Self>::of::<#action>())))
             })
             .collect::<Vec<_>>()
     };
+    let nested_spec = nesting
+        .as_ref()
+        .map(|n| n.spec_items(fsm, &state_ty))
+        .unwrap_or_default();
+    let nested_state = nesting
+        .as_ref()
+        .map(|n| n.state_items(&state_ty))
+        .unwrap_or_default();
     let enter_arms = hook_arms(HookKind::Enter);
     let exit_arms = hook_arms(HookKind::Exit);
     let end_arms = fsm.terminals.iter().map(|t| {
@@ -239,6 +264,8 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
         }
 
         #enum_items
+
+        #nested_state
 
         impl #state_ty {
             /// The machine as a Graphviz `digraph`.
@@ -400,6 +427,8 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
                     _ => ::core::option::Option::None,
                 }
             }
+
+            #nested_spec
         }
     }
 }
@@ -418,10 +447,14 @@ fn numbered<'a>(
 /// `if g1(agent) { Fire(1, To1) } else if g2(agent) { Fire(2, To2) } else { Rejected }`.
 /// Written inside the generated function, where `__S`, `__Step` and `__R` name the state enum,
 /// `Step` and `Result` (short paths: a 10,000-state machine has 20,000 arms).
-fn guarded(rows: &[(u32, &RowDef)], rt: &TokenStream) -> TokenStream {
+fn guarded(
+    rows: &[(u32, &RowDef)],
+    rt: &TokenStream,
+    target: &dyn Fn(&RowDef) -> syn::Ident,
+) -> TokenStream {
     let mut body = quote!(__Step::Rejected);
     for (index, row) in rows.iter().rev() {
-        let to = ident(&row.to.value, row.to.span);
+        let to = target(row);
         let fire = if row.internal {
             quote!(__Step::Stay(#index))
         } else {
@@ -431,7 +464,7 @@ fn guarded(rows: &[(u32, &RowDef)], rt: &TokenStream) -> TokenStream {
             Some(guard) => {
                 let name = path_text(&guard.value);
                 let span = guard.span.to_proc_macro();
-                let guard = &guard.value;
+                let guard = rust_path(&guard.value);
                 // Only the call is spanned: `agent` and `params` keep the generated code's
                 // mixed-site hygiene (a guard may be called `agent`, or come from a
                 // `macro_rules!` expansion).

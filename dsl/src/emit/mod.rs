@@ -5,7 +5,9 @@ mod action;
 mod agent;
 mod ai;
 mod fsm;
+pub mod rust_names;
 mod state;
+mod statechart;
 pub mod tree;
 
 pub use action::{action, action_fallback};
