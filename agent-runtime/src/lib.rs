@@ -21,6 +21,7 @@ pub mod error;
 pub mod exec;
 #[cfg(feature = "http")]
 pub mod http;
+pub mod inspect;
 pub mod instruction;
 pub mod params;
 pub mod quote;
