@@ -133,6 +133,13 @@ fn entering_a_compound_state_enters_its_initial_child_outermost_first() {
         ["exit Stopped", "enter Active", "enter Playing"]
     );
     assert!(player.in_state(S::Active) && player.in_state(S::On));
+    let snapshot = player.snapshot();
+    assert_eq!(snapshot.details["state"], "Playing");
+    assert_eq!(
+        snapshot.details["active"],
+        serde_json::json!(["On", "Active", "Playing"]),
+        "the configuration, outermost first"
+    );
 }
 
 #[test]

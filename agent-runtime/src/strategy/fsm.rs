@@ -444,6 +444,10 @@ impl<S: FsmSpec> Strategy<S> for Fsm {
             "generation": fsm.generation,
             "in_flight": fsm.in_flight,
         }));
+        if S::NESTED {
+            // A statechart's configuration: the leaf and its ancestors, outermost first.
+            snapshot.details["active"] = statechart::active::<S>(fsm.state);
+        }
         if status.is_done() {
             snapshot = snapshot.with_result(json!({ "state": name }));
         }
