@@ -31,6 +31,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+pub use super::fsm_error::FsmError;
 use super::{Dispatch, RESTART_SIGNAL, Strategy, complete_action, dispatch_action, restart_route};
 use crate::action::{Outcome, SyncAction};
 use crate::agent::{Agent, AgentSpec, Command};
@@ -111,6 +112,14 @@ pub trait FsmSpec: AgentSpec<Strategy = Fsm> {
 
     /// The `do` action of row `row`.
     fn row_action(row: u32) -> Option<FsmAction<Self>>;
+
+    /// Runs the `do` action of row `row` (`None`: the row has none). Generated as a static
+    /// call per row, so the action inlines into the transition; the default goes through
+    /// [`row_action`](FsmSpec::row_action)'s function pointer.
+    #[inline]
+    fn run_row(row: u32, agent: &mut Self, params: &Value) -> Option<Result<Outcome, ActionError>> {
+        Self::row_action(row).map(|action| (action.run)(agent, params))
+    }
 
     /// The guards of the rows of `(from, event)` (`None`: the `after` rows), in order.
     fn guards(from: Self::State, event: Option<Self::Event>) -> &'static [Name];
@@ -197,6 +206,9 @@ pub struct FsmAction<S> {
     pub name: &'static str,
     /// Runs it with JSON parameters.
     pub run: fn(&mut S, &Value) -> Result<Outcome, ActionError>,
+    /// Whether it takes the state by `&mut` ([`Action::WRITES_STATE`](crate::Action::WRITES_STATE)):
+    /// only then is a copy kept to restore the state if a later step fails.
+    pub writes: bool,
 }
 
 impl<S> Clone for FsmAction<S> {
@@ -214,6 +226,7 @@ impl<S: 'static> FsmAction<S> {
         FsmAction {
             name: A::NAME,
             run: run_json::<S, A>,
+            writes: A::WRITES_STATE,
         }
     }
 }
@@ -258,7 +271,7 @@ pub struct WithParams<E> {
 }
 
 impl<S: FsmSpec> Command<S> for WithParams<S::Event> {
-    type Output = Result<Vec<Directive>, AgentError>;
+    type Output = Result<Vec<Directive>, FsmError<S>>;
     fn run(self, agent: &mut Agent<S>) -> Self::Output {
         Fsm::fire(agent, self.event, self.params)
     }
@@ -281,7 +294,7 @@ impl Fsm {
         agent: &mut Agent<S>,
         event: S::Event,
         params: Value,
-    ) -> Result<Vec<Directive>, AgentError> {
+    ) -> Result<Vec<Directive>, FsmError<S>> {
         if agent.strategy_state().entered {
             fire(agent, event, params)
         } else {
@@ -298,7 +311,7 @@ fn fire_first<S: FsmSpec>(
     agent: &mut Agent<S>,
     event: S::Event,
     params: Value,
-) -> Result<Vec<Directive>, AgentError> {
+) -> Result<Vec<Directive>, FsmError<S>> {
     let before = agent.clone();
     let mut out = enter_initial(agent);
     match fire(agent, event, params) {
@@ -349,7 +362,7 @@ impl<S: FsmSpec> Strategy<S> for Fsm {
             } else if let Some(event) = S::event(&instruction.action) {
                 match fire(agent, event, instruction.params) {
                     Ok(directives) => out.extend(directives),
-                    Err(error) => out.push(Directive::error(error, context)),
+                    Err(error) => out.push(Directive::error(error.into(), context)),
                 }
             } else if S::action(&instruction.action).is_some() {
                 // A plain action of the agent (an audit route, say): it runs as under `Direct`
@@ -467,7 +480,7 @@ fn enter_initial<S: FsmSpec>(agent: &mut Agent<S>) -> Vec<Directive> {
     let initial = fsm.state;
     let mut out = Vec::new();
     if let Some(enter) = S::enter(initial) {
-        match run_actions(state, None, Some(enter), &Value::Null, None, &mut out) {
+        match run_actions(state, None, None, &Value::Null, Some(enter), &mut out) {
             Ok(()) => {}
             Err(error) => {
                 // Not entered: the next command tries again.
@@ -488,41 +501,42 @@ fn fire<S: FsmSpec>(
     agent: &mut Agent<S>,
     event: S::Event,
     params: Value,
-) -> Result<Vec<Directive>, AgentError> {
+) -> Result<Vec<Directive>, FsmError<S>> {
     let (state, fsm) = agent.parts_mut();
     let from = fsm.state;
-    match S::transition(state, from, event, &params) {
-        Step::Fire(row, to) => {
-            let result = take(state, fsm, to, S::row_action(row), &params);
-            discard(params);
-            result
-        }
-        Step::Stay(row) => {
-            let result = stay(state, fsm, S::row_action(row), &params);
-            discard(params);
-            result
-        }
-        // Out of line and returning the whole `Result`: the error is written where the caller
-        // wants it, so the `Ok` path does not share (and read back) a stack slot with it. Not
-        // `#[cold]`: in a device's stream most events are refused.
-        step => {
-            let refusal = refuse::<S>(state, step, from, event, &params);
-            discard(params);
-            refusal
-        }
-    }
+    let result = match S::transition(state, from, event, &params) {
+        Step::Fire(row, to) => take(state, fsm, to, row, &params).map_err(failed),
+        Step::Stay(row) => stay(state, fsm, row, &params).map_err(failed),
+        // A refusal is two enum values: in a device's stream most events are refused, and
+        // refusing should cost what a hand-written `match` arm returning `false` costs.
+        Step::Invalid => Err(FsmError::InvalidTransition { state: from, event }),
+        Step::Rejected => Err(FsmError::GuardRejected { state: from, event }),
+        Step::GuardFailed(row) => Err(guard_failed::<S>(state, row, from, event, &params)),
+    };
+    discard(params);
+    result
 }
 
-/// [`refused`] as the result of [`fire`].
+/// An action's failure as the typed command's error (boxed: rare, and refusals stay small).
+#[cold]
+fn failed<S: FsmSpec>(error: AgentError) -> FsmError<S> {
+    FsmError::Failed(Box::new(error))
+}
+
+/// The error of a guard that could not run.
+#[cold]
 #[inline(never)]
-fn refuse<S: FsmSpec>(
+fn guard_failed<S: FsmSpec>(
     agent: &S,
-    step: Step<S::State>,
+    row: u32,
     from: S::State,
     event: S::Event,
     params: &Value,
-) -> Result<Vec<Directive>, AgentError> {
-    Err(refused::<S>(agent, step, from, Some(event), params))
+) -> FsmError<S> {
+    match refused::<S>(agent, Step::GuardFailed(row), from, Some(event), params) {
+        AgentError::GuardRejected { .. } => FsmError::GuardRejected { state: from, event },
+        error => failed(error),
+    }
 }
 
 /// The error for a step that fired no row.
@@ -572,8 +586,8 @@ fn on_timer<S: FsmSpec>(agent: &mut Agent<S>, params: Value) -> Result<Vec<Direc
     }
     let from = fsm.state;
     match S::timeout(state, from) {
-        Step::Fire(row, to) => take(state, fsm, to, S::row_action(row), &Value::Null),
-        Step::Stay(row) => stay(state, fsm, S::row_action(row), &Value::Null),
+        Step::Fire(row, to) => take(state, fsm, to, row, &Value::Null),
+        Step::Stay(row) => stay(state, fsm, row, &Value::Null),
         // A timer for a state without an `after` row (a checkpoint of an older machine).
         Step::Invalid => Ok(Vec::new()),
         step => Err(refused::<S>(state, step, from, None, &Value::Null)),
@@ -586,11 +600,12 @@ fn take<S: FsmSpec>(
     state: &mut S,
     fsm: &mut FsmState<S::State>,
     to: S::State,
-    action: Option<FsmAction<S>>,
+    row: u32,
     params: &Value,
 ) -> Result<Vec<Directive>, AgentError> {
     let from = fsm.state;
     let exit = S::exit(from);
+    let action = S::row_action(row).map(|action| (row, action));
     let enter = S::enter(to);
     let mut out = Vec::new();
     if exit.is_some() || action.is_some() || enter.is_some() {
@@ -617,10 +632,11 @@ fn take<S: FsmSpec>(
 fn stay<S: FsmSpec>(
     state: &mut S,
     fsm: &mut FsmState<S::State>,
-    action: Option<FsmAction<S>>,
+    row: u32,
     params: &Value,
 ) -> Result<Vec<Directive>, AgentError> {
     let mut out = Vec::new();
+    let action = S::row_action(row).map(|action| (row, action));
     if action.is_some() {
         run_actions(state, None, action, params, None, &mut out)?;
     }
@@ -637,34 +653,46 @@ fn cancel_in_flight(in_flight: &mut Vec<String>, out: &mut Vec<Directive>) {
     );
 }
 
-/// Runs actions in order on `state`, applying each one's state operations before
-/// the next runs; if one fails, `state` is restored and `out` emptied.
-fn run_actions<S: AgentSpec>(
+/// Runs actions in order on `state` (the row's `do` by its index, through the generated static
+/// call), applying each one's state operations before the next runs; if one fails, `state` is
+/// restored and `out` emptied.
+#[inline]
+fn run_actions<S: FsmSpec>(
     state: &mut S,
     exit: Option<FsmAction<S>>,
-    action: Option<FsmAction<S>>,
+    action: Option<(u32, FsmAction<S>)>,
     params: &Value,
     enter: Option<FsmAction<S>>,
     out: &mut Vec<Directive>,
 ) -> Result<(), AgentError> {
     // The actions run on the state itself and a copy taken before restores it on failure:
     // the same all-or-nothing as a draft committed on success, without copying the state
-    // back on the common path.
-    let backup = state.clone();
+    // back on the common path. Actions that cannot write the state (`&S` or no state) need no
+    // copy; state operations are applied after one is taken.
+    let writes = exit.is_some_and(|a| a.writes)
+        || action.is_some_and(|(_, a)| a.writes)
+        || enter.is_some_and(|a| a.writes);
+    let mut backup = writes.then(|| state.clone());
     let ran = (|| {
         if let Some(exit) = exit {
-            run_one(state, exit, &Value::Null, out)?;
+            let run = |s: &mut S| (exit.run)(s, &Value::Null);
+            run_one(state, &mut backup, exit.name, run, out)?;
         }
-        if let Some(action) = action {
-            run_one(state, action, params, out)?;
+        if let Some((row, action)) = action {
+            let run =
+                |s: &mut S| S::run_row(row, s, params).unwrap_or_else(|| (action.run)(s, params));
+            run_one(state, &mut backup, action.name, run, out)?;
         }
         if let Some(enter) = enter {
-            run_one(state, enter, &Value::Null, out)?;
+            let run = |s: &mut S| (enter.run)(s, &Value::Null);
+            run_one(state, &mut backup, enter.name, run, out)?;
         }
         Ok(())
     })();
     if ran.is_err() {
-        *state = backup;
+        if let Some(backup) = backup {
+            *state = backup;
+        }
         out.clear();
     }
     ran
@@ -675,21 +703,25 @@ fn run_actions<S: AgentSpec>(
 #[inline]
 fn run_one<S: AgentSpec>(
     state: &mut S,
-    action: FsmAction<S>,
-    params: &Value,
+    backup: &mut Option<S>,
+    name: &'static str,
+    run: impl FnOnce(&mut S) -> Result<Outcome, ActionError>,
     out: &mut Vec<Directive>,
 ) -> Result<(), AgentError> {
     let fail = |error| AgentError::Action {
-        action: Name::Borrowed(action.name),
+        action: Name::Borrowed(name),
         error,
     };
     // The outcome is used where the action wrote it, through references: moving it (two
     // vectors) between stack slots costs store-forwarding stalls that dominate a small action.
     let ran = catch_unwind(AssertUnwindSafe(|| {
-        let mut result = (action.run)(state, params);
+        let mut result = run(state);
         match &mut result {
             Ok(outcome) => {
                 if !outcome.ops.is_empty() {
+                    if backup.is_none() {
+                        *backup = Some(state.clone());
+                    }
                     apply_ops(state, &outcome.ops)?;
                 }
                 if !outcome.directives.is_empty() {
@@ -703,7 +735,7 @@ fn run_one<S: AgentSpec>(
     match ran {
         Ok(Ok(())) => Ok(()),
         Ok(Err(error)) => Err(fail(error)),
-        Err(payload) => Err(fail(ActionError::panicked(action.name, payload.as_ref()))),
+        Err(payload) => Err(fail(ActionError::panicked(name, payload.as_ref()))),
     }
 }
 

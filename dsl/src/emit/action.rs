@@ -26,6 +26,7 @@ pub fn action(def: &ActionDef, shape: &ActionShape) -> TokenStream {
         Some(ty) => quote!(#ty),
         None => quote!(#krate::NoParams),
     };
+    let writes_state = matches!(shape.state, StateAccess::Mut(_));
     let (generics, state) = match &shape.state {
         StateAccess::None => (quote!(<__S: ::core::marker::Send + 'static>), quote!(__S)),
         StateAccess::Mut(ty) | StateAccess::Shared(ty) => (quote!(), quote!(#ty)),
@@ -110,6 +111,7 @@ pub fn action(def: &ActionDef, shape: &ActionShape) -> TokenStream {
             type Params = #params;
             const NAME: &'static str = #name;
             const DESCRIPTION: &'static str = #description;
+            const WRITES_STATE: bool = #writes_state;
             #exec
             #on_halt
             const ENTRY: #krate::ActionEntry<#state> = #entry;
