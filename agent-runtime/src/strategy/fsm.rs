@@ -504,14 +504,21 @@ fn fire<S: FsmSpec>(
 ) -> Result<Vec<Directive>, FsmError<S>> {
     let (state, fsm) = agent.parts_mut();
     let from = fsm.state;
-    let result = match S::transition(state, from, event, &params) {
-        Step::Fire(row, to) => take(state, fsm, to, row, &params).map_err(failed),
-        Step::Stay(row) => stay(state, fsm, row, &params).map_err(failed),
-        // A refusal is two enum values: in a device's stream most events are refused, and
-        // refusing should cost what a hand-written `match` arm returning `false` costs.
-        Step::Invalid => Err(FsmError::InvalidTransition { state: from, event }),
-        Step::Rejected => Err(FsmError::GuardRejected { state: from, event }),
-        Step::GuardFailed(row) => Err(guard_failed::<S>(state, row, from, event, &params)),
+    let step = S::transition(state, from, event, &params);
+    // A row fires, or (in a device's stream, most events) there is none: two tests before
+    // the rarer steps, rather than a jump table over all five. A refusal is two enum values,
+    // so refusing costs what a hand-written `match` arm returning `false` costs.
+    let result = if let Step::Fire(row, to) = step {
+        take(state, fsm, to, row, &params)
+    } else if let Step::Invalid = step {
+        Err(FsmError::InvalidTransition { state: from, event })
+    } else {
+        match step {
+            Step::Stay(row) => stay(state, fsm, row, &params),
+            Step::Rejected => Err(FsmError::GuardRejected { state: from, event }),
+            Step::GuardFailed(row) => Err(guard_failed::<S>(state, row, from, event, &params)),
+            Step::Fire(..) | Step::Invalid => Err(FsmError::InvalidTransition { state: from, event }),
+        }
     };
     discard(params);
     result
@@ -586,8 +593,8 @@ fn on_timer<S: FsmSpec>(agent: &mut Agent<S>, params: Value) -> Result<Vec<Direc
     }
     let from = fsm.state;
     match S::timeout(state, from) {
-        Step::Fire(row, to) => take(state, fsm, to, row, &Value::Null),
-        Step::Stay(row) => stay(state, fsm, row, &Value::Null),
+        Step::Fire(row, to) => take(state, fsm, to, row, &Value::Null).map_err(AgentError::from),
+        Step::Stay(row) => stay(state, fsm, row, &Value::Null).map_err(AgentError::from),
         // A timer for a state without an `after` row (a checkpoint of an older machine).
         Step::Invalid => Ok(Vec::new()),
         step => Err(refused::<S>(state, step, from, None, &Value::Null)),
@@ -602,14 +609,14 @@ fn take<S: FsmSpec>(
     to: S::State,
     row: u32,
     params: &Value,
-) -> Result<Vec<Directive>, AgentError> {
+) -> Result<Vec<Directive>, FsmError<S>> {
     let from = fsm.state;
     let exit = S::exit(from);
     let action = S::row_action(row).map(|action| (row, action));
     let enter = S::enter(to);
     let mut out = Vec::new();
     if exit.is_some() || action.is_some() || enter.is_some() {
-        run_actions(state, exit, action, params, enter, &mut out)?;
+        run_actions(state, exit, action, params, enter, &mut out).map_err(failed)?;
     }
     // Async actions started in the state being left are cancelled: all of them, since every
     // transition empties the list.
@@ -634,11 +641,11 @@ fn stay<S: FsmSpec>(
     fsm: &mut FsmState<S::State>,
     row: u32,
     params: &Value,
-) -> Result<Vec<Directive>, AgentError> {
+) -> Result<Vec<Directive>, FsmError<S>> {
     let mut out = Vec::new();
     let action = S::row_action(row).map(|action| (row, action));
     if action.is_some() {
-        run_actions(state, None, action, params, None, &mut out)?;
+        run_actions(state, None, action, params, None, &mut out).map_err(failed)?;
     }
     fsm.started = true;
     Ok(out)
