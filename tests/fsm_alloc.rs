@@ -157,7 +157,10 @@ fn actions_that_cannot_write_the_state_run_without_a_copy_of_it() {
     // `String`s), which is what an action that may change the state costs.
     let (result, allocations) = counted(|| ledger.cmd(LedgerEvent::Note));
     result.unwrap();
-    assert_eq!(allocations, 5, "a writing action keeps one copy of the state");
+    assert_eq!(
+        allocations, 5,
+        "a writing action keeps one copy of the state"
+    );
     assert_eq!(ledger.state().stamp, 1);
 
     // State operations of a reading action are applied after a copy is taken, so they are

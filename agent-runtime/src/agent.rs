@@ -153,13 +153,18 @@ fn isolated<S: AgentSpec>(
         Ok(directives) => directives,
         Err(payload) => {
             *agent = backup;
-            vec![Directive::error(
-                AgentError::StrategyPanicked {
+            let error = match payload.downcast::<crate::ai::HookPanic>() {
+                // A step hook broke, not the strategy: name the hook.
+                Ok(hook) => AgentError::Hook {
+                    hook: hook.hook.to_string(),
+                    error: hook.error,
+                },
+                Err(payload) => AgentError::StrategyPanicked {
                     strategy: std::any::type_name::<S::Strategy>().to_string(),
                     error: ActionError::panicked(call, payload.as_ref()),
                 },
-                ErrorContext::Strategy,
-            )]
+            };
+            vec![Directive::error(error, ErrorContext::Strategy)]
         }
     }
 }
@@ -219,6 +224,11 @@ impl<S: AgentSpec> Agent<S> {
     /// Both states at once, for strategies that update them together.
     pub fn parts_mut(&mut self) -> (&mut S, &mut StrategyState<S>) {
         (&mut self.state, &mut self.strategy)
+    }
+
+    /// The id and both states at once: strategies name the agent in their trace events.
+    pub(crate) fn parts_with_id(&mut self) -> (&str, &mut S, &mut StrategyState<S>) {
+        (&self.id, &mut self.state, &mut self.strategy)
     }
 
     /// The typed state, consuming the agent.
@@ -480,6 +490,9 @@ pub trait DynAgent: Send + Sync + fmt::Debug {
     fn tick_interval(&self) -> Option<std::time::Duration>;
     /// The model aliases its strategy calls ([`Strategy::required_models`]).
     fn required_models(&self) -> Vec<&'static str>;
+    /// Keywords its tools' schemas use that the argument validator does not enforce
+    /// ([`Strategy::tool_schema_problems`]).
+    fn tool_schema_problems(&self) -> Vec<String>;
     /// A copy of the agent (a host keeps one to restore after a panicking strategy).
     fn clone_box(&self) -> Box<dyn DynAgent>;
     /// The concrete `Agent<S>`, for downcasting.
@@ -538,6 +551,9 @@ impl<S: AgentSpec> DynAgent for Agent<S> {
     }
     fn required_models(&self) -> Vec<&'static str> {
         S::Strategy::required_models()
+    }
+    fn tool_schema_problems(&self) -> Vec<String> {
+        S::Strategy::tool_schema_problems()
     }
     fn clone_box(&self) -> Box<dyn DynAgent> {
         Box::new(self.clone())

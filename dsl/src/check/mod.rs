@@ -12,9 +12,11 @@ pub mod explain;
 mod file;
 pub mod fsm;
 mod names;
+pub mod quote;
 mod reasoning;
 mod routes;
 mod settings;
+mod statechart;
 pub mod suggest;
 pub mod tree;
 

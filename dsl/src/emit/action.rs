@@ -27,6 +27,13 @@ pub fn action(def: &ActionDef, shape: &ActionShape) -> TokenStream {
         None => quote!(#krate::NoParams),
     };
     let writes_state = matches!(shape.state, StateAccess::Mut(_));
+    // A type that cannot be parameters (most often the state taken by value) is reported at
+    // the parameter with the runtime's explanation, beside rustc's own missing-trait error.
+    let params_check = shape.params.as_ref().map(|ty| {
+        let span = syn::spanned::Spanned::span(ty);
+        let check = quote_spanned!(span=> #krate::__private::action_params::<#ty>);
+        quote!(const _: () = { let _ = #check; };)
+    });
     let (generics, state) = match &shape.state {
         StateAccess::None => (quote!(<__S: ::core::marker::Send + 'static>), quote!(__S)),
         StateAccess::Mut(ty) | StateAccess::Shared(ty) => (quote!(), quote!(#ty)),
@@ -118,6 +125,7 @@ pub fn action(def: &ActionDef, shape: &ActionShape) -> TokenStream {
         }
 
         #body
+        #params_check
     }
 }
 
