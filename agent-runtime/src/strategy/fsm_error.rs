@@ -14,33 +14,12 @@ use crate::error::{AgentError, Name, Names};
 /// way the agent is exactly as it was.
 ///
 /// Refusals are plain data; failures carry the agent's error. `?` turns it into an
-/// [`AgentError`] (what a signal's refusal reports), with the same message:
-///
-/// ```
-/// use stratagem::prelude::*;
-/// use stratagem::{AgentError, strategy::fsm::FsmError};
-///
-/// #[agent(strategy = Fsm, transitions {
-///     initial Closed
-///     Closed -> Open   on open
-///     Open   -> Closed on close
-/// })]
-/// #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-/// struct Door {}
-///
-/// let mut door = Door::new();
-/// let refused = door.cmd(DoorEvent::Close).unwrap_err();
-/// assert_eq!(
-///     refused,
-///     FsmError::InvalidTransition { state: DoorState::Closed, event: DoorEvent::Close }
-/// );
-/// assert_eq!(
-///     refused.to_string(),
-///     "invalid transition: state `Closed` has no row for event `close`; it accepts: `open`"
-/// );
-/// let error: AgentError = refused.into();
-/// assert!(matches!(error, AgentError::InvalidTransition { .. }));
-/// ```
+/// [`AgentError`] (what a signal's refusal reports), with the same message. The
+/// `stratagem::guide::fsm` chapter shows it on a door:
+/// `door.cmd(DoorEvent::Close)` on a closed door is
+/// `Err(FsmError::InvalidTransition { state: DoorState::Closed, event: DoorEvent::Close })`,
+/// displayed as ``invalid transition: state `Closed` has no row for event `close`; it accepts:
+/// `open` ``.
 #[non_exhaustive]
 pub enum FsmError<S: FsmSpec> {
     /// The current state has no row for the event (a terminal state has none).
