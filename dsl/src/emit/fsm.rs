@@ -4,6 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 
+use super::rust_names::rust_path;
 use super::{event_ident, ident, local};
 use crate::check::fsm::RESERVED;
 use crate::graph;
@@ -48,6 +49,10 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
         .map_or_else(|| fsm.initial_state(), |n| n.initial(fsm))
         .map(|s| ident(&s.value, s.span))
         .unwrap_or_else(|| state_variants[0].clone());
+    let transitions = fsm.rows.iter().filter(|r| !r.internal).map(|row| {
+        let (from, to, label) = (&row.from.value, &row.to.value, graph::fsm::label(row));
+        quote!(#krate::inspect::Transition { from: #from, to: #to, label: #label })
+    });
     let dot = graph::fsm::dot(name, fsm);
     let mermaid = graph::fsm::mermaid(fsm);
     let state_doc =
@@ -159,7 +164,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
         let guard = row.guard.as_ref()?;
         let name = path_text(&guard.value);
         let span = guard.span.to_proc_macro();
-        let path = &guard.value;
+        let path = rust_path(&guard.value);
         let (agent, params) = (local("agent"), local("params"));
         let check = quote_spanned!(span=> #rt::Guard::<Self, _>::check(&#path, #name, #agent, #params));
         Some(quote! {
@@ -172,7 +177,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
     let action_arms: Vec<TokenStream> = indexed
         .iter()
         .filter_map(|(i, row)| {
-            let path = &row.action.as_ref()?.value;
+            let path = rust_path(&row.action.as_ref()?.value);
             Some(quote!(#i => ::core::option::Option::Some(#rt::FsmAction::<Self>::of::<#path>())))
         })
         .collect();
@@ -180,7 +185,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
     // optimizer turns into a direct call and inlines (a bound error here is the same
     // diagnostic at the same span as `row_action`'s, which rustc reports once).
     let run_arms = indexed.iter().filter_map(|(i, row)| {
-        let path = &row.action.as_ref()?.value;
+        let path = rust_path(&row.action.as_ref()?.value);
         let (agent, params) = (local("agent"), local("params"));
         Some(quote!(#i => ::core::option::Option::Some((#rt::FsmAction::<Self>::of::<#path>().run)(#agent, #params))))
     });
@@ -230,7 +235,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
             .filter_map(move |state| {
                 let hook = fsm.hook(kind, &state.value)?;
                 let s = ident(&state.value, state.span);
-                let action = &hook.action.value;
+                let action = rust_path(&hook.action.value);
                 Some(quote!(#state_ty::#s => ::core::option::Option::Some(#rt::FsmAction::<Self>::of::<#action>())))
             })
             .collect::<Vec<_>>()
@@ -321,6 +326,8 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
             }
 
             const EVENT_NAMES: &'static [#rt::Name] = &[#(#rt::Name::Borrowed(#event_names)),*];
+
+            const TRANSITIONS: &'static [#krate::inspect::Transition] = &[#(#transitions),*];
 
             #[allow(unused_imports)]
             fn accepted(state: #state_ty) -> &'static [#rt::Name] {
@@ -481,7 +488,7 @@ fn guarded(
             Some(guard) => {
                 let name = path_text(&guard.value);
                 let span = guard.span.to_proc_macro();
-                let guard = &guard.value;
+                let guard = rust_path(&guard.value);
                 // Only the call is spanned: `agent` and `params` keep the generated code's
                 // mixed-site hygiene (a guard may be called `agent`, or come from a
                 // `macro_rules!` expansion).

@@ -5,6 +5,7 @@ mod action;
 mod agent;
 mod ai;
 mod fsm;
+pub mod rust_names;
 mod state;
 mod statechart;
 pub mod tree;
