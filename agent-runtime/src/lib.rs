@@ -21,6 +21,7 @@ pub mod error;
 pub mod exec;
 pub mod instruction;
 pub mod params;
+pub mod plugin;
 pub mod quote;
 pub mod route;
 pub mod runner;
