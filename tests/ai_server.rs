@@ -376,3 +376,64 @@ async fn cancelling_stops_the_model_call_and_a_reused_request_id_gets_a_fresh_an
     assert_eq!(result["answer"], "new answer", "{result}");
     server.stop().await;
 }
+
+/// A hand-written host-side agent that asks for the same model call twice, as a strategy of
+/// the user's could, and keeps the replies it gets.
+#[agent(strategy = Direct, actions [ask_twice, keep_reply], routes {
+    "desk.ask_twice" => ask_twice,
+    "ai.llm.response" => keep_reply,
+})]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Asker {
+    errors: Vec<String>,
+}
+
+/// Asks for call `c1` twice in one go.
+#[action]
+fn ask_twice(_asker: &mut Asker) -> Outcome {
+    let call = || {
+        Directive::Llm(Box::new(stratagem::ai::LlmCall {
+            call_id: "c1".into(),
+            request_id: "r1".into(),
+            request: LlmRequest::new("fast", vec![stratagem::ai::ChatMessage::user("hello")]),
+        }))
+    };
+    Outcome::new().directive(call()).directive(call())
+}
+
+/// Keeps a model reply's error.
+#[action]
+fn keep_reply(asker: &mut Asker, reply: serde_json::Value) {
+    let reply: stratagem::ai::LlmReply = serde_json::from_value(reply).unwrap();
+    if let Some(error) = reply.error {
+        asker.errors.push(error.to_string());
+    }
+}
+
+#[tokio::test]
+async fn a_model_call_asked_again_while_running_is_refused_to_the_agent() {
+    let gated = Arc::new(Gated {
+        script: ScriptedModel::new(),
+        hang_from: 1,
+        calls: AtomicUsize::new(0),
+    });
+    let server = AgentServer::start(Asker::new(), Options::default().models(table(gated)))
+        .await
+        .unwrap();
+    server
+        .call(Signal::new("desk.ask_twice", json!({})))
+        .await
+        .unwrap();
+    // The refusal arrives as the call's reply, so the agent (and whoever waits on it) sees it.
+    let mut errors = Vec::new();
+    for _ in 0..200 {
+        errors = server.agent().await.unwrap().state().errors.clone();
+        if !errors.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].contains("`c1` is already running"), "{errors:?}");
+    server.stop().await;
+}

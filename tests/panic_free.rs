@@ -1,5 +1,5 @@
 //! No call into a strategy unwinds into its caller: a panicking FSM guard, behaviour-tree
-//! condition or custom strategy behaves like a panicking action, through `cmd`,
+//! condition, AI step hook or custom strategy behaves like a panicking action, through `cmd`,
 //! `handle_signal`, the `Runner` and the server. The agent is unchanged and the error names
 //! what panicked.
 
@@ -173,4 +173,50 @@ async fn a_panicking_custom_strategy_leaves_the_agent_as_it_was() {
         .await;
     assert_strategy_panicked(&out);
     assert_eq!(*vase.strategy_state(), 1);
+}
+
+/// Thinks aloud, with a step hook that breaks when the notebook is full.
+#[agent(strategy = ChainOfThought, model = "fast", hooks = FRAGILE_HOOKS)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Notebook {
+    full: bool,
+}
+
+static FRAGILE_HOOKS: stratagem::ai::Hooks<Notebook> =
+    stratagem::ai::Hooks::new().on_step_start(|notebook: &Notebook, _step| {
+        assert!(!notebook.full, "the notebook is full");
+    });
+
+fn assert_hook_panicked(error: &AgentError) {
+    let AgentError::Hook { hook, error } = error else {
+        panic!("expected `Hook`, got {error:?}");
+    };
+    assert_eq!(hook, "on_step_start");
+    assert_eq!(error.kind(), ActionErrorKind::Panicked);
+    assert!(error.message().contains("the notebook is full"), "{error}");
+}
+
+#[tokio::test]
+async fn a_panicking_step_hook_is_a_hook_error_naming_it_everywhere() {
+    let full = || Agent::new(Notebook { full: true });
+    let query = Signal::new("ai.query", json!("what is 2 + 2?"));
+
+    // In process: the error names the hook, and the agent is as it was.
+    let mut notebook = full();
+    let before = serde_json::to_value(&notebook).unwrap();
+    let out = notebook.handle_signal(&query);
+    assert_hook_panicked(out[0].as_error().expect("an error directive"));
+    assert_eq!(serde_json::to_value(&notebook).unwrap(), before);
+    assert_eq!(notebook.snapshot().status, Status::Idle);
+
+    // The server: the caller's outcome carries the same error.
+    let model = stratagem::ai::ScriptedModel::new().answer("Step 1: 2 + 2 = 4\nConclusion: 4");
+    let table = stratagem::ai::ModelTable::standard(std::sync::Arc::new(model), "small", "large");
+    let server = AgentServer::start(full(), Options::default().models(table))
+        .await
+        .unwrap();
+    let outcome = server.call(query.clone()).await.unwrap();
+    assert_hook_panicked(outcome.errors().next().expect("the hook's error"));
+    assert_eq!(outcome.snapshot.status, Status::Idle);
+    server.stop().await;
 }

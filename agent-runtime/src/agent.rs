@@ -171,13 +171,18 @@ fn isolated<S: AgentSpec>(
         Ok(directives) => directives,
         Err(payload) => {
             *agent = backup;
-            vec![Directive::error(
-                AgentError::StrategyPanicked {
+            let error = match payload.downcast::<crate::ai::HookPanic>() {
+                // A step hook broke, not the strategy: name the hook.
+                Ok(hook) => AgentError::Hook {
+                    hook: hook.hook.to_string(),
+                    error: hook.error,
+                },
+                Err(payload) => AgentError::StrategyPanicked {
                     strategy: std::any::type_name::<S::Strategy>().to_string(),
                     error: ActionError::panicked(call, payload.as_ref()),
                 },
-                ErrorContext::Strategy,
-            )]
+            };
+            vec![Directive::error(error, ErrorContext::Strategy)]
         }
     }
 }

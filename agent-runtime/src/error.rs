@@ -391,7 +391,9 @@ pub enum AgentError {
         /// Why (kind `Panicked`).
         error: ActionError,
     },
-    /// A hook (an action's `on_halt`) failed or panicked; its changes were discarded.
+    /// A hook failed or panicked: an action's `on_halt` (its changes were discarded), or an AI
+    /// strategy's step hook (the whole call was undone; `hook` is the method, e.g.
+    /// `on_step_start`).
     #[error("hook `{hook}` failed: {error}")]
     Hook {
         /// The hook's name.

@@ -4,6 +4,10 @@
 //! 1-based. Every hook sees the agent's state, read-only, as it is at that point (after the
 //! step's sync tools ran, for `on_observe`).
 
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
+
+use crate::error::ActionError;
+
 use super::model::{LlmResponse, ToolCall};
 use super::state::{AiFailure, AiResult, AiRun, ToolResult};
 
@@ -224,5 +228,59 @@ impl<S> StepHooks<S> for Hooks<S> {
         if let Some(f) = self.on_cancel {
             f(state, step)
         }
+    }
+}
+
+/// A step hook's panic, carried out of the strategy so that the caller's error
+/// ([`AgentError::Hook`](crate::AgentError::Hook)) names the hook instead of the strategy.
+pub(crate) struct HookPanic {
+    /// The hook's method name (`on_step_start`, ...).
+    pub(crate) hook: &'static str,
+    /// The panic, as an error of kind `Panicked`.
+    pub(crate) error: ActionError,
+}
+
+/// Calls `f`; a panic in it unwinds on as a [`HookPanic`] naming `hook`. The agent's own
+/// panic isolation then puts the agent back as it was before the call.
+fn guard<R>(hook: &'static str, f: impl FnOnce() -> R) -> R {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(value) => value,
+        Err(payload) => resume_unwind(Box::new(HookPanic {
+            hook,
+            error: ActionError::panicked(hook, payload.as_ref()),
+        })),
+    }
+}
+
+/// The step hooks as the strategies call them: each call is [`guard`]ed.
+pub(crate) struct GuardedHooks<S: 'static>(pub(crate) &'static dyn StepHooks<S>);
+
+impl<S: 'static> GuardedHooks<S> {
+    pub(crate) fn stop_condition(&self, state: &S, run: &AiRun) -> bool {
+        guard("stop_condition", || self.0.stop_condition(state, run))
+    }
+    pub(crate) fn on_step_start(&self, state: &S, step: Step<'_>) {
+        guard("on_step_start", || self.0.on_step_start(state, step));
+    }
+    pub(crate) fn on_reason(&self, state: &S, step: Step<'_>, response: &LlmResponse) {
+        guard("on_reason", || self.0.on_reason(state, step, response));
+    }
+    pub(crate) fn on_act(&self, state: &S, step: Step<'_>, calls: &[ToolCall]) {
+        guard("on_act", || self.0.on_act(state, step, calls));
+    }
+    pub(crate) fn on_observe(&self, state: &S, step: Step<'_>, results: &[ToolResult]) {
+        guard("on_observe", || self.0.on_observe(state, step, results));
+    }
+    pub(crate) fn on_step_end(&self, state: &S, step: Step<'_>) {
+        guard("on_step_end", || self.0.on_step_end(state, step));
+    }
+    pub(crate) fn on_complete(&self, state: &S, result: &AiResult) {
+        guard("on_complete", || self.0.on_complete(state, result));
+    }
+    pub(crate) fn on_error(&self, state: &S, failure: &AiFailure) -> Option<String> {
+        guard("on_error", || self.0.on_error(state, failure))
+    }
+    pub(crate) fn on_cancel(&self, state: &S, step: Step<'_>) {
+        guard("on_cancel", || self.0.on_cancel(state, step));
     }
 }

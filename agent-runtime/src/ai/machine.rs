@@ -25,7 +25,7 @@ use crate::strategy::{Dispatch, dispatch_action};
 
 use super::adaptive;
 use super::aot;
-use super::hooks::{Step, StepHooks};
+use super::hooks::{GuardedHooks, Step};
 use super::kind::StrategyKind;
 use super::model::{ChatMessage, LlmError, LlmRequest, LlmResponse, Role, ToolCall, ToolChoice};
 use super::parse::{Reasoning, chain_of_draft, chain_of_thought};
@@ -132,7 +132,7 @@ pub(crate) fn cmd<S: AiAgent>(
         state,
         ai,
         kind,
-        hooks: S::hooks(),
+        hooks: GuardedHooks(S::hooks()),
         out: Vec::new(),
     };
     for instruction in instructions {
@@ -231,7 +231,7 @@ pub(crate) struct Machine<'a, S: AiAgent> {
     pub(super) ai: &'a mut AiState,
     /// The agent's strategy (a request may run another one: Adaptive's choice).
     pub(super) kind: StrategyKind,
-    pub(super) hooks: &'static dyn StepHooks<S>,
+    pub(super) hooks: GuardedHooks<S>,
     pub(super) out: Vec<Directive>,
 }
 

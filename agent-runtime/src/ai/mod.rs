@@ -61,6 +61,7 @@ pub use got::{
     Edge, EdgeKind, GOT_AGGREGATION_PROMPT, GOT_CONNECTION_PROMPT, GOT_GENERATION_PROMPT,
     GraphNode, GraphSearch, Origin, Stage,
 };
+pub(crate) use hooks::HookPanic;
 pub use hooks::{Hooks, NoHooks, Step, StepHooks};
 pub use kind::StrategyKind;
 pub use machine::{
