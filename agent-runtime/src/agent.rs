@@ -519,13 +519,16 @@ impl<S: AgentSpec> Clone for Agent<S> {
 
 impl<S: AgentSpec> fmt::Debug for Agent<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Agent")
+        let mut debug = f.debug_struct("Agent");
+        debug
             .field("agent", &S::NAME)
             .field("id", &self.id)
             .field("state", &self.state)
-            .field("strategy", &self.strategy)
-            .field("plugins", &self.plugins)
-            .finish()
+            .field("strategy", &self.strategy);
+        if !self.plugins.is_empty() {
+            debug.field("plugins", &self.plugins);
+        }
+        debug.finish()
     }
 }
 
