@@ -109,8 +109,9 @@ pub trait Plugin:
         let _ = (state, signal);
     }
 
-    /// Runs one of the plugin's actions (a route of [`routes`](Plugin::routes) matched). On
-    /// `Err` the plugin's state is left as it was before the call.
+    /// Runs one of the plugin's actions (a route of [`routes`](Plugin::routes) matched). The
+    /// runtime does not copy the state around the call (it may be large): check the
+    /// parameters before changing anything, so that an `Err` leaves the state as it was.
     fn run(
         &self,
         state: &mut Self::State,

@@ -81,11 +81,9 @@ impl<P: Plugin> DynPlugin for P {
                 P::NAME
             )));
         };
-        // Run on a copy so that a failing action leaves the state as it was.
-        let mut draft = state.clone();
-        let directives = Plugin::run(self, &mut draft, call)?;
-        *state = draft;
-        Ok(directives)
+        // No copy per call: a plugin's state may be large (a retrieval index); `Plugin::run`
+        // checks before it changes anything.
+        Plugin::run(self, state, call)
     }
 }
 

@@ -69,10 +69,7 @@ impl Plugin for Tally {
                 "tally.value",
                 json!({"seen": state.seen, "agent": call.agent}),
             ))]),
-            _ => {
-                state.seen = 1_000;
-                Err(ActionError::new("asked to fail"))
-            }
+            _ => Err(ActionError::new("asked to fail")),
         }
     }
 }
@@ -257,7 +254,7 @@ fn a_signal_rewritten_into_an_unrouted_type_is_emitted() {
 }
 
 #[test]
-fn a_failing_plugin_action_leaves_its_state_as_it_was() {
+fn a_failing_plugin_action_is_an_error_naming_its_full_name() {
     let mut agent = Agent::new(Host::default());
     let out = agent.handle_signal(&Signal::new("tally.fail", json!({})));
     assert!(

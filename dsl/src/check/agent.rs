@@ -23,6 +23,9 @@ pub fn check_agent_with(cx: &Ctxt, agent: &AgentDef, behaviors: &[BehaviorDef]) 
     check_once(cx, &agent.strategy, "strategy");
     check_once(cx, &agent.tick, "tick");
     check_once(cx, &agent.runtime, "crate");
+    check_once(cx, &agent.plugins, "plugins");
+    check_once(cx, &agent.default_plugins, "default_plugins");
+    super::plugins::check_plugins(cx, agent);
 
     for (i, action) in agent.actions.iter().enumerate() {
         if let Some(first) = agent.actions[..i]

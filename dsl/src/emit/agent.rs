@@ -86,10 +86,14 @@ pub fn agent_with_behaviors(def: &AgentDef, behaviors: &[BehaviorDef]) -> TokenS
         quote!(#krate::RouteSpec::new(#pattern, #target, #priority))
     });
 
+    let plugins = super::plugins::plugins_fn(def, &krate);
+
     quote! {
         #strategy_items
 
         impl #krate::AgentSpec for #agent {
+            #plugins
+
             const NAME: &'static str = #name;
             const DESCRIPTION: &'static str = #description;
             #tick

@@ -5,12 +5,14 @@ mod action;
 mod agent;
 mod ai;
 mod fsm;
+mod plugins;
 mod state;
 pub mod tree;
 
 pub use action::{action, action_fallback};
 pub use agent::{agent, agent_fallback, agent_with_behaviors};
 pub use fsm::{event_enum, state_enum};
+pub use plugins::{Mounted, mounted};
 pub use state::state_struct;
 
 use proc_macro2::TokenStream;

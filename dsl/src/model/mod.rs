@@ -8,6 +8,7 @@ mod agent;
 mod ai;
 mod fsm;
 mod literal;
+mod plugin;
 mod reasoning;
 mod route;
 mod setting;
@@ -21,6 +22,10 @@ pub use fsm::{
     FsmDef, HookDef, HookKind, RowDef, TerminalDef, TerminalKind, Trigger, event_variant,
 };
 pub use literal::{DurationMs, Literal};
+pub use plugin::{
+    BUILTIN_PLUGINS, BuiltinPlugin, DEFAULT_AI_PLUGINS, PluginDef, PluginOption, PluginOptionSpec,
+    PluginOptionType, builtin_plugin,
+};
 pub use reasoning::{
     AGGREGATIONS, OptionSpec, OptionType, OptionValue, REASONING_OPTIONS, ReasoningOption,
     TRAVERSALS, reasoning_option,
