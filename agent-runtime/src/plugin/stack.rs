@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::OnceLock;
 
 use serde_json::Value;
@@ -216,7 +217,15 @@ impl PluginStack {
         signal: &mut Signal,
     ) -> Result<(), (String, String)> {
         for (plugin, (_, slice)) in self.plugins.iter().zip(states.slices.iter_mut()) {
-            if let Flow::Refuse { reason } = plugin.before_route(&mut **slice, signal) {
+            let flow = catch_unwind(AssertUnwindSafe(|| {
+                plugin.before_route(&mut **slice, signal)
+            }))
+            .unwrap_or_else(|payload| Flow::Refuse {
+                reason: ActionError::panicked("before_route", payload.as_ref())
+                    .message()
+                    .to_string(),
+            });
+            if let Flow::Refuse { reason } = flow {
                 return Err((plugin.state_key().to_string(), reason));
             }
         }
@@ -228,7 +237,13 @@ impl PluginStack {
         for directive in directives {
             if let Directive::Emit(signal) = directive {
                 for (plugin, (_, slice)) in self.plugins.iter().zip(states.slices.iter_mut()) {
-                    plugin.after_emit(&mut **slice, signal);
+                    let hook = AssertUnwindSafe(|| plugin.after_emit(&mut **slice, signal));
+                    if catch_unwind(hook).is_err() {
+                        tracing::error!(
+                            plugin = plugin.state_key(),
+                            "a plugin's outbound hook panicked; the signal goes out as it was left"
+                        );
+                    }
                 }
             }
         }
@@ -242,7 +257,11 @@ impl PluginStack {
         call: PluginCall<'_>,
     ) -> Result<Vec<Directive>, ActionError> {
         match (self.plugins.get(index), states.slices.get_mut(index)) {
-            (Some(plugin), Some((_, slice))) => plugin.run(&mut **slice, call),
+            (Some(plugin), Some((_, slice))) => {
+                catch_unwind(AssertUnwindSafe(|| plugin.run(&mut **slice, call))).unwrap_or_else(
+                    |payload| Err(ActionError::panicked(call.action, payload.as_ref())),
+                )
+            }
             _ => Err(ActionError::new(format!(
                 "no plugin mounted for `{}`",
                 call.action

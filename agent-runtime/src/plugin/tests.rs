@@ -87,6 +87,7 @@ impl Plugin for Mark {
 
     fn mount(&self) {}
     fn before_route(&self, _: &mut (), signal: &mut Signal) -> Flow {
+        assert_ne!(signal.signal_type, "boom", "the mark hook blew up");
         if signal.signal_type == "shout" {
             signal.signal_type = "say".into();
         }
@@ -241,6 +242,22 @@ fn a_refused_signal_runs_nothing_and_names_the_plugin() {
     assert!(agent.state().said.is_empty());
     // The refusing hook counted it; the later ones never saw it.
     assert_eq!(agent.plugin_state::<Tally>().unwrap().seen, 6);
+}
+
+#[test]
+fn a_panicking_hook_refuses_the_signal_and_the_agent_carries_on() {
+    let mut agent = Agent::new(Host::default());
+    let out = agent.handle_signal(&Signal::new("boom", json!({})));
+    assert!(
+        matches!(
+            &out[..],
+            [Directive::Error { error: AgentError::PluginRefused { plugin, reason }, .. }]
+                if plugin == "mark" && reason.contains("the mark hook blew up")
+        ),
+        "{out:?}"
+    );
+    agent.handle_signal(&Signal::new("say", json!({"trail": []})));
+    assert_eq!(agent.state().said.len(), 1);
 }
 
 #[test]

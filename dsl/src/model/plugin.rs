@@ -176,7 +176,7 @@ pub const BUILTIN_PLUGINS: &[BuiltinPlugin] = &[
                 name: "max_requests",
                 ty: Count {
                     min: 0,
-                    max: i64::MAX,
+                    max: 1_000_000_000_000,
                 },
                 meaning: "requests per window and scope (0: no limit)",
             },
@@ -184,15 +184,16 @@ pub const BUILTIN_PLUGINS: &[BuiltinPlugin] = &[
                 name: "max_tokens",
                 ty: Count {
                     min: 0,
-                    max: i64::MAX,
+                    max: 1_000_000_000_000,
                 },
                 meaning: "tokens per window and scope (0: no limit)",
             },
             PluginOptionSpec {
                 name: "window_ms",
+                // A year.
                 ty: Count {
                     min: 1,
-                    max: i64::MAX,
+                    max: 31_536_000_000,
                 },
                 meaning: "the rolling window, in milliseconds",
             },
