@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use stratagem::prelude::*;
 use stratagem::{AgentError, Snapshot};
+use tracing_subscriber::EnvFilter;
 
 /// Takes an order from cart to delivery.
 #[agent(
@@ -136,6 +137,12 @@ fn cart(items: &[&str]) -> Agent<Order> {
 
 #[tokio::main(flavor = "current_thread", start_paused = true)]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // The runtime's `tracing` events, quiet unless asked: `RUST_LOG=stratagem=debug` prints
+    // every transition, action run, directive and emitted signal.
+    tracing_subscriber::fmt()
+        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()))
+        .without_time()
+        .init();
     println!(
         "The Order machine (OrderState::MERMAID):\n{}",
         OrderState::MERMAID

@@ -10,6 +10,7 @@ use std::time::Duration;
 use stratagem::prelude::*;
 use stratagem::server::ServerError;
 use stratagem::store::{RedbStore, Store};
+use tracing_subscriber::EnvFilter;
 
 /// A barista: takes an order, brews for two seconds (a timer), hands the cup over.
 #[agent(
@@ -139,6 +140,12 @@ const MENU: [&str; 3] = ["flat white", "espresso", "tea"];
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // The runtime's `tracing` events, quiet unless asked: `RUST_LOG=stratagem=debug` prints
+    // every transition, action run, directive and emitted signal.
+    tracing_subscriber::fmt()
+        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()))
+        .without_time()
+        .init();
     let store = RedbStore::open_default()?;
     println!("checkpoints live in {}", RedbStore::DEFAULT_PATH);
     if std::env::args().any(|a| a == "--fresh") && store.delete(ID).await? {

@@ -89,6 +89,9 @@ pub mod guide {
     #[doc = include_str!("../docs/testing.md")]
     pub mod testing {}
 
+    #[doc = include_str!("../docs/observability.md")]
+    pub mod observability {}
+
     // The compiler's own copy, which `agentc explain` prints.
     #[doc = include_str!("../dsl/docs/errors.md")]
     pub mod errors {}

@@ -437,3 +437,42 @@ async fn a_model_call_asked_again_while_running_is_refused_to_the_agent() {
     assert!(errors[0].contains("`c1` is already running"), "{errors:?}");
     server.stop().await;
 }
+
+/// Files codes: its tool's schema has a `pattern` the argument validator does not enforce.
+#[agent(strategy = React, model = "fast", tools = [file_code])]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Coder {
+    codes: Vec<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Code {
+    #[schemars(regex(pattern = "^[A-Z]{3}$"))]
+    code: String,
+}
+
+/// Files a code.
+#[action]
+fn file_code(coder: &mut Coder, code: Code) {
+    coder.codes.push(code.code);
+}
+
+#[tokio::test]
+async fn a_tool_schema_with_an_unenforced_keyword_fails_at_start() {
+    let script: Arc<dyn LanguageModel> = Arc::new(ScriptedModel::new());
+    let options = Options::default().models(table(script));
+    let err = AgentServer::start(Coder::new(), options).await.unwrap_err();
+    let ServerError::UnenforcedToolSchema { agent, problems } = &err else {
+        panic!("{err:?}")
+    };
+    assert_eq!(*agent, "Coder");
+    assert_eq!(
+        problems,
+        "tool `file_code`: `pattern` at `/properties/code`"
+    );
+    assert!(
+        err.to_string()
+            .starts_with("cannot start agent `Coder`: tool `file_code`"),
+        "{err}"
+    );
+}

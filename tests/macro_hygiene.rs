@@ -160,3 +160,39 @@ async fn agents_and_actions_inside_a_function_work() {
     assert!(out.is_empty(), "{out:?}");
     assert_eq!(local.state().turns, 11);
 }
+
+/// Names at the edges of what becomes an identifier: events whose variants drop underscores
+/// (`a__b` -> `AB`, `_x` -> `X`, `track2_go` -> `Track2Go`), states starting with `_`, and an
+/// action written as a raw identifier (`r#tally`, the same function as `tally`).
+mod edge_names {
+    use stratagem::prelude::*;
+
+    #[agent(strategy = Fsm, transitions {
+        initial _Idle
+        terminal Done
+        _Idle -> _Busy on a__b do r#tally
+        _Busy -> _Idle on _x
+        _Idle -> Done on track2_go
+    })]
+    #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+    pub struct Edgy {
+        pub tallies: u32,
+    }
+
+    #[action]
+    fn r#tally(edgy: &mut Edgy) {
+        edgy.tallies += 1;
+    }
+}
+
+#[test]
+fn names_at_the_edges_of_identifiers_compile_and_run() {
+    use edge_names::{Edgy, EdgyEvent, EdgyState};
+    let mut edgy = Agent::new(Edgy::default());
+    edgy.cmd(EdgyEvent::AB).unwrap();
+    assert_eq!(edgy.fsm_state(), EdgyState::_Busy);
+    edgy.cmd(EdgyEvent::X).unwrap();
+    edgy.cmd(EdgyEvent::Track2Go).unwrap();
+    assert_eq!(edgy.fsm_state(), EdgyState::Done);
+    assert_eq!(edgy.state().tallies, 1);
+}

@@ -246,6 +246,7 @@ impl<S: AgentSpec> Agent<S> {
         (&mut self.state, &mut self.strategy)
     }
 
+<<<<<<< HEAD
     /// The state of the mounted plugin `P` (`None` when the agent does not mount it).
     pub fn plugin_state<P: Plugin>(&self) -> Option<&P::State> {
         self.plugins.get(P::STATE_KEY)?.as_any().downcast_ref()
@@ -275,6 +276,11 @@ impl<S: AgentSpec> Agent<S> {
             stack.after_emit(&mut self.plugins, &mut directives);
         }
         directives
+=======
+    /// The id and both states at once: strategies name the agent in their trace events.
+    pub(crate) fn parts_with_id(&mut self) -> (&str, &mut S, &mut StrategyState<S>) {
+        (&self.id, &mut self.state, &mut self.strategy)
+>>>>>>> main
     }
 
     /// The typed state, consuming the agent.
@@ -635,6 +641,9 @@ pub trait DynAgent: Send + Sync + fmt::Debug {
     fn tick_interval(&self) -> Option<std::time::Duration>;
     /// The model aliases its strategy calls ([`Strategy::required_models`]).
     fn required_models(&self) -> Vec<&'static str>;
+    /// Keywords its tools' schemas use that the argument validator does not enforce
+    /// ([`Strategy::tool_schema_problems`]).
+    fn tool_schema_problems(&self) -> Vec<String>;
     /// A copy of the agent (a host keeps one to restore after a panicking strategy).
     fn clone_box(&self) -> Box<dyn DynAgent>;
     /// The concrete `Agent<S>`, for downcasting.
@@ -693,6 +702,9 @@ impl<S: AgentSpec> DynAgent for Agent<S> {
     }
     fn required_models(&self) -> Vec<&'static str> {
         S::Strategy::required_models()
+    }
+    fn tool_schema_problems(&self) -> Vec<String> {
+        S::Strategy::tool_schema_problems()
     }
     fn clone_box(&self) -> Box<dyn DynAgent> {
         Box::new(self.clone())

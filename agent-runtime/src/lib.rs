@@ -31,6 +31,7 @@ pub mod snapshot;
 pub mod state_op;
 pub mod store;
 pub mod strategy;
+mod trace;
 
 #[cfg(test)]
 mod testing;
@@ -62,6 +63,22 @@ pub mod __private {
     pub use serde_json;
     pub use std::sync::OnceLock;
     pub use std::time::Duration;
+
+    /// What `#[action]` checks its parameter type against: a type that is not `Deserialize`
+    /// and `JsonSchema` is reported with this explanation, at the parameter.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot be the parameters of an action",
+        label = "taken by value, so read as the action's parameters",
+        note = "if `{Self}` is the agent's state, take it by reference: `&mut {Self}`, or `&{Self}` (an async action takes `&{Self}`)",
+        note = "parameters are a type that derives `Deserialize` and `JsonSchema`"
+    )]
+    pub trait ActionParams {}
+
+    #[diagnostic::do_not_recommend]
+    impl<T: serde::de::DeserializeOwned + schemars::JsonSchema + Send + 'static> ActionParams for T {}
+
+    /// Names `P` where `#[action]` read its parameter type.
+    pub const fn action_params<P: ActionParams>() {}
 
     /// Boxes an action future.
     pub fn box_future<F>(f: F) -> BoxFuture<'static, F::Output>

@@ -14,9 +14,11 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::client::ClusterClient;
+use crate::commit::GroupCommit;
 use crate::error::ClusterError;
 use crate::lease::Lease;
 use crate::options::ClusterOptions;
+use crate::outbox::Outbox;
 use crate::postgres::PostgresStore;
 use crate::shard::{Shard, ShardMode};
 use crate::transport::NatsTransport;
@@ -33,6 +35,10 @@ pub(crate) struct Node<S: AgentSpec> {
     pub(crate) stats: Stats,
     pub(crate) store: PostgresStore,
     pub(crate) client: ClusterClient,
+    /// Where agents' checkpoints are written, many per statement.
+    pub(crate) commit: GroupCommit,
+    /// Addressed signals the agents here emitted, until JetStream stored them.
+    pub(crate) outbox: Arc<Outbox>,
     stream: stream::Stream,
     /// Every lease this node believes it holds, by key: what renewals keep alive, and what
     /// shards and agents check before they act.
@@ -257,16 +263,19 @@ impl<S: AgentSpec + Default> Cluster<S> {
         .await?;
         let client = ClusterClient::connect(nats_url, &options).await?;
         let stream = client.ensure_stream(S::NAME).await?;
-        options.server = options.server.transport(Arc::new(NatsTransport::new(
-            client.client.clone(),
-            options.prefix.clone(),
-        )));
+        let outbox = Arc::new(Outbox::default());
+        let commit = GroupCommit::start(store.clone(), options.postgres_connections);
+        options.server = options.server.transport(Arc::new(
+            NatsTransport::for_client(&client).with_outbox(outbox.clone()),
+        ));
         let node = Arc::new(Node {
             cluster: client.stream_name(S::NAME),
             stats: Stats::default(),
             options,
             store,
+            commit,
             client,
+            outbox,
             stream,
             leases: Mutex::new(HashMap::new()),
             agents: Mutex::new(HashMap::new()),

@@ -24,6 +24,17 @@ pub struct Lease {
     pub token: i64,
 }
 
+/// The refusal of a write under `lease`.
+pub(crate) fn refused(lease: &Lease) -> StoreError {
+    let Lease { key, owner, token } = lease;
+    StoreError::Refused {
+        key: key.clone(),
+        reason: format!(
+            "the lease of `{owner}` (token {token}) expired or another node took the agent over; this copy of the agent is stale and must stop"
+        ),
+    }
+}
+
 fn secs(ttl: Duration) -> f64 {
     ttl.as_secs_f64()
 }
@@ -50,6 +61,38 @@ impl PostgresStore {
             owner: owner.to_string(),
             token: row.get(0),
         }))
+    }
+
+    /// [`claim`](PostgresStore::claim) for many keys in one statement: the lease of each key
+    /// claimed, `None` for each held by another owner, in the order of `keys` (which must be
+    /// distinct).
+    pub async fn claim_many(
+        &self,
+        keys: &[String],
+        owner: &str,
+        ttl: Duration,
+    ) -> Result<Vec<Option<Lease>>, StoreError> {
+        let ttl = secs(ttl);
+        let first = keys.first().map_or("", String::as_str);
+        let rows = self
+            .with_retry("claim", first, |conn| async move {
+                conn.client
+                    .query(&conn.sql.claim_many, &[&keys, &owner, &ttl])
+                    .await
+            })
+            .await?;
+        let mut tokens: std::collections::HashMap<String, i64> =
+            rows.iter().map(|r| (r.get(0), r.get(1))).collect();
+        Ok(keys
+            .iter()
+            .map(|key| {
+                tokens.remove(key).map(|token| Lease {
+                    key: key.clone(),
+                    owner: owner.to_string(),
+                    token,
+                })
+            })
+            .collect())
     }
 
     /// Extends the live leases of `owner` on `keys` by `ttl` and returns them: a lease that is
@@ -122,14 +165,42 @@ impl PostgresStore {
             })
             .await?;
         if written == 0 {
-            return Err(StoreError::Refused {
-                key: key.clone(),
-                reason: format!(
-                    "the lease of `{owner}` (token {token}) expired or another node took the agent over; this copy of the agent is stale and must stop"
-                ),
-            });
+            return Err(refused(lease));
         }
         Ok(())
+    }
+
+    /// Writes many checkpoints, each as [`save_fenced`](PostgresStore::save_fenced) would, in
+    /// one statement and one commit: `true` for each one written, `false` for each refused.
+    /// A key must not appear twice.
+    pub async fn save_fenced_many(
+        &self,
+        writes: &[(&Lease, &[u8], &[String])],
+    ) -> Result<Vec<bool>, StoreError> {
+        let keys: Vec<&str> = writes.iter().map(|(l, _, _)| l.key.as_str()).collect();
+        let checkpoints: Vec<&[u8]> = writes.iter().map(|(_, c, _)| *c).collect();
+        let owners: Vec<&str> = writes.iter().map(|(l, _, _)| l.owner.as_str()).collect();
+        let tokens: Vec<i64> = writes.iter().map(|(l, _, _)| l.token).collect();
+        let seen: Vec<String> = writes
+            .iter()
+            .map(|(_, _, s)| serde_json::Value::from(s.to_vec()).to_string())
+            .collect();
+        let (keys, checkpoints, owners, tokens, seen) =
+            (&keys, &checkpoints, &owners, &tokens, &seen);
+        let first = keys.first().copied().unwrap_or_default();
+        let rows = self
+            .with_retry("save", first, |conn| async move {
+                conn.client
+                    .query(
+                        &conn.sql.save_fenced_many,
+                        &[keys, checkpoints, owners, tokens, seen],
+                    )
+                    .await
+            })
+            .await?;
+        let written: std::collections::HashSet<String> =
+            rows.iter().map(|r| r.get::<_, String>(0)).collect();
+        Ok(keys.iter().map(|k| written.contains(*k)).collect())
     }
 
     /// A [`Store`] that writes through [`save_fenced`](PostgresStore::save_fenced) under

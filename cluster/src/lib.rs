@@ -14,7 +14,9 @@
 //!   its agents back on shutdown. When a node dies its leases expire and the others take its
 //!   agents over from their last checkpoint; JetStream redelivers what was not acknowledged,
 //!   and the ids recorded with each checkpoint make a redelivered signal count once.
-//! - [`ClusterClient`] sends signals to agents wherever they run.
+//! - [`ClusterClient`] sends signals to agents wherever they run, and so do the agents: a
+//!   signal an agent emits [`address`]ed to another agent travels over JetStream to whichever
+//!   node runs it, and the signal that caused it is acknowledged only once it is stored.
 //!
 //! The NATS half ([`Cluster`], [`ClusterClient`], [`NatsTransport`]) is behind the `nats`
 //! feature, off by default: `async-nats` turns on `tracing`'s `attributes`, which brings a second
@@ -22,19 +24,25 @@
 
 #![forbid(unsafe_code)]
 
+mod address;
 mod lease;
 mod postgres;
 
+pub use address::{RECIPIENT, address, address_to, recipient};
 pub use lease::{FencedStore, Lease};
 pub use postgres::{PostgresStore, Reconnect};
 #[cfg(feature = "nats")]
 mod client;
+#[cfg(feature = "nats")]
+mod commit;
 #[cfg(feature = "nats")]
 mod error;
 #[cfg(feature = "nats")]
 mod host;
 #[cfg(feature = "nats")]
 mod options;
+#[cfg(feature = "nats")]
+mod outbox;
 #[cfg(feature = "nats")]
 mod placement;
 #[cfg(feature = "nats")]

@@ -15,10 +15,13 @@ use futures::StreamExt;
 use futures::future::{BoxFuture, join_all};
 use tokio::sync::watch;
 
+use crate::commit::GroupCommit;
 use crate::host::{Node, SHARD_LEASE_PREFIX, Stats};
-use crate::lease::{FencedStore, Lease};
+use crate::lease::Lease;
 use crate::options::AckAfter;
+use crate::outbox::Outbox;
 use crate::placement::shard_of;
+use crate::postgres::PostgresStore;
 use crate::seen::SeenIds;
 use crate::wire;
 
@@ -114,8 +117,12 @@ impl<S: AgentSpec + Default> Shard<S> {
             }
         };
         let (shards, index) = (self.node.options.shards, self.index);
-        for agent in idle.iter().filter(|a| shard_of(a, shards) == index) {
-            if let Err(Inactive::Failed(e)) = self.activate_if(agent, true).await {
+        let mine: Vec<String> = idle
+            .into_iter()
+            .filter(|a| shard_of(a, shards) == index)
+            .collect();
+        for (agent, why) in self.activate(mine, true).await {
+            if let Inactive::Failed(e) = why {
                 tracing::warn!(
                     node = self.node.name(),
                     agent,
@@ -167,8 +174,11 @@ impl<S: AgentSpec + Default> Shard<S> {
             }
         }
         let mut applied: Vec<(String, Vec<Message>)> = Vec::new();
+        let mut inactive = self
+            .activate(groups.iter().map(|(a, _)| a.clone()).collect(), false)
+            .await;
         for (agent, items) in groups {
-            if let Err(why) = self.activate(&agent).await {
+            if let Some(why) = inactive.remove(&agent) {
                 if let Inactive::Failed(e) = why {
                     tracing::warn!(
                         node = self.node.name(),
@@ -239,68 +249,108 @@ impl<S: AgentSpec + Default> Shard<S> {
         }
     }
 
-    /// Makes sure `agent` runs here: claims its lease, thaws it from its checkpoint (or starts
-    /// it fresh), with the ids of the signals that checkpoint includes.
-    async fn activate(&mut self, agent: &str) -> Result<(), Inactive> {
-        self.activate_if(agent, false).await
-    }
-
-    /// [`activate`](Shard::activate); with `only_checkpointed`, an agent without a checkpoint
-    /// is left alone.
-    async fn activate_if(&mut self, agent: &str, only_checkpointed: bool) -> Result<(), Inactive> {
-        if self.agents.contains_key(agent) {
-            return Ok(());
+    /// Makes sure `agents` (distinct) run here: claims their leases, thaws them from their
+    /// checkpoints (or starts them fresh), with the ids of the signals each checkpoint includes;
+    /// with `only_checkpointed`, an agent without a checkpoint is left alone. Claims and loads
+    /// go to PostgreSQL in one statement each, whatever the number of agents. Returns the agents
+    /// that could not be activated, and why.
+    async fn activate(
+        &mut self,
+        agents: Vec<String>,
+        only_checkpointed: bool,
+    ) -> HashMap<String, Inactive> {
+        let mut inactive = HashMap::new();
+        let wanted: Vec<String> = agents
+            .into_iter()
+            .filter(|a| !self.agents.contains_key(a))
+            .collect();
+        if wanted.is_empty() {
+            return inactive;
         }
-        let node = &self.node;
+        let node = self.node.clone();
         let failed = |e: &dyn std::fmt::Display| Inactive::Failed(e.to_string());
-        let lease = node
+        let leases = match node
             .store
-            .claim(agent, node.name(), node.options.lease_ttl)
+            .claim_many(&wanted, node.name(), node.options.lease_ttl)
             .await
-            .map_err(|e| failed(&e))?
-            .ok_or(Inactive::Busy)?;
-        node.hold(&lease);
-        let started = async {
-            let options = node.options.server.clone();
-            match node.store.load_with_seen(agent).await? {
-                Some((bytes, seen)) => {
-                    let one = MemoryStore::new();
-                    one.save(agent, &bytes).await?;
-                    let server = AgentServer::<S>::thaw(&one, agent, options).await?;
-                    Stats::add(&node.stats.thawed, 1);
-                    Ok::<_, ServerError>(Some((server, seen)))
+        {
+            Ok(leases) => leases,
+            Err(e) => return wanted.into_iter().map(|a| (a, failed(&e))).collect(),
+        };
+        let mut claimed = Vec::new();
+        for (agent, lease) in wanted.into_iter().zip(leases) {
+            match lease {
+                Some(lease) => {
+                    node.hold(&lease);
+                    claimed.push((agent, lease));
                 }
-                None if only_checkpointed => Ok(None),
-                None => Ok(Some((
-                    AgentServer::start(Agent::new(S::default()).with_id(agent), options).await?,
-                    Vec::new(),
-                ))),
+                None => {
+                    inactive.insert(agent, Inactive::Busy);
+                }
             }
         }
-        .await;
-        match started {
-            Ok(None) => {
-                node.release(&lease).await;
-                Ok(())
-            }
-            Ok(Some((server, seen))) => {
-                node.register(agent, Some(server.clone()));
-                self.agents.insert(
-                    agent.to_string(),
-                    Active {
-                        server,
-                        lease,
-                        seen: SeenIds::new(seen, node.options.seen_window),
-                        fingerprint: Arc::default(),
-                    },
-                );
-                Ok(())
-            }
+        if claimed.is_empty() {
+            return inactive;
+        }
+        let keys: Vec<String> = claimed.iter().map(|(a, _)| a.clone()).collect();
+        let mut checkpoints = match node.store.load_many_with_seen(&keys).await {
+            Ok(found) => found,
             Err(e) => {
-                node.release(&lease).await;
-                Err(failed(&e))
+                for (agent, lease) in claimed {
+                    node.release(&lease).await;
+                    inactive.insert(agent, failed(&e));
+                }
+                return inactive;
+            }
+        };
+        let started = join_all(claimed.into_iter().map(|(agent, lease)| {
+            let checkpoint = checkpoints.remove(&agent);
+            let node = &node;
+            async move {
+                let options = node.options.server.clone();
+                let started = match checkpoint {
+                    Some(Ok((bytes, seen))) => {
+                        async {
+                            let one = MemoryStore::new();
+                            one.save(&agent, &bytes).await?;
+                            let server = AgentServer::<S>::thaw(&one, &agent, options).await?;
+                            Stats::add(&node.stats.thawed, 1);
+                            Ok::<_, ServerError>(Some((server, seen)))
+                        }
+                        .await
+                    }
+                    Some(Err(e)) => Err(ServerError::Store(e)),
+                    None if only_checkpointed => Ok(None),
+                    None => AgentServer::start(Agent::new(S::default()).with_id(&agent), options)
+                        .await
+                        .map(|server| Some((server, Vec::new()))),
+                };
+                (agent, lease, started)
+            }
+        }))
+        .await;
+        for (agent, lease, started) in started {
+            match started {
+                Ok(None) => node.release(&lease).await,
+                Ok(Some((server, seen))) => {
+                    node.register(&agent, Some(server.clone()));
+                    self.agents.insert(
+                        agent,
+                        Active {
+                            server,
+                            lease,
+                            seen: SeenIds::new(seen, node.options.seen_window),
+                            fingerprint: Arc::default(),
+                        },
+                    );
+                }
+                Err(e) => {
+                    node.release(&lease).await;
+                    inactive.insert(agent, failed(&e));
+                }
             }
         }
+        inactive
     }
 
     /// Writes `agent`'s checkpoint under its lease (skipped when nothing changed since the
@@ -313,10 +363,11 @@ impl<S: AgentSpec + Default> Shard<S> {
             }));
         };
         let store = AgentStore {
-            fenced: self
-                .node
-                .store
-                .fenced(active.lease.clone(), active.seen.to_shared()),
+            outbox: &self.node.outbox,
+            commit: &self.node.commit,
+            store: &self.node.store,
+            lease: &active.lease,
+            seen: active.seen.to_shared(),
             fingerprint: active.fingerprint.clone(),
             last_seen: active.seen.last().map(str::to_string),
         };
@@ -324,7 +375,11 @@ impl<S: AgentSpec + Default> Shard<S> {
     }
 
     async fn on_checkpoint_error(&mut self, agent: &str, error: ServerError) {
-        if let ServerError::Store(StoreError::Refused { .. }) = error {
+        if self.node.outbox.take_failed(agent) {
+            // Its redelivered signals must run again from the last checkpoint, emitting again.
+            tracing::warn!(node = self.node.name(), agent, error = %error, "an emitted signal was not stored; restarting the agent from its checkpoint");
+            self.drop_agent(agent, true).await;
+        } else if let ServerError::Store(StoreError::Refused { .. }) = error {
             Stats::add(&self.node.stats.refused, 1);
             tracing::warn!(
                 node = self.node.name(),
@@ -358,6 +413,7 @@ impl<S: AgentSpec + Default> Shard<S> {
     async fn drop_agent(&mut self, agent: &str, release: bool) {
         if let Some(active) = self.agents.remove(agent) {
             self.node.register(agent, None);
+            self.node.outbox.forget(agent);
             active.server.stop().await;
             if release {
                 self.node.release(&active.lease).await;
@@ -414,16 +470,21 @@ async fn nak_all(messages: impl IntoIterator<Item = Message>, options: &crate::C
     }
 }
 
-/// The store an agent's checkpoint goes through: fenced, and skipping a write whose content
-/// (everything but the time it was taken, plus the newest signal id) equals the last one.
+/// The store an agent's checkpoint goes through: it first waits until the signals the agent
+/// addressed to others are stored in JetStream, then writes fenced, skipping a write whose
+/// content (everything but the time it was taken, plus the newest signal id) equals the last.
 #[derive(Debug)]
-struct AgentStore {
-    fenced: FencedStore,
+struct AgentStore<'a> {
+    outbox: &'a Outbox,
+    commit: &'a GroupCommit,
+    store: &'a PostgresStore,
+    lease: &'a Lease,
+    seen: Arc<[String]>,
     fingerprint: Arc<Mutex<Option<u64>>>,
     last_seen: Option<String>,
 }
 
-impl AgentStore {
+impl AgentStore<'_> {
     fn fingerprint_of(&self, checkpoint: &[u8]) -> u64 {
         let mut hasher = DefaultHasher::new();
         match serde_json::from_slice::<serde_json::Value>(checkpoint) {
@@ -438,33 +499,49 @@ impl AgentStore {
     }
 }
 
-impl Store for AgentStore {
+impl Store for AgentStore<'_> {
     fn save<'a>(
         &'a self,
         key: &'a str,
         checkpoint: &'a [u8],
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
+            self.outbox.flush(key).await.map_err(|e| {
+                StoreError::io(
+                    "save",
+                    key,
+                    format!("a signal it emitted was not delivered: {e}"),
+                )
+            })?;
             let fingerprint = self.fingerprint_of(checkpoint);
             let last = *self.fingerprint.lock().unwrap_or_else(|p| p.into_inner());
             if last == Some(fingerprint) {
                 return Ok(());
             }
-            self.fenced.save(key, checkpoint).await?;
+            if key != self.lease.key {
+                return Err(StoreError::io(
+                    "save",
+                    key,
+                    "not the key of this agent's lease",
+                ));
+            }
+            self.commit
+                .save(self.lease, checkpoint, self.seen.clone())
+                .await?;
             *self.fingerprint.lock().unwrap_or_else(|p| p.into_inner()) = Some(fingerprint);
             Ok(())
         })
     }
 
     fn load<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<Vec<u8>>, StoreError>> {
-        self.fenced.load(key)
+        self.store.load(key)
     }
 
     fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
-        self.fenced.delete(key)
+        self.store.delete(key)
     }
 
     fn keys(&self) -> BoxFuture<'_, Result<Vec<String>, StoreError>> {
-        self.fenced.keys()
+        self.store.keys()
     }
 }

@@ -1,32 +1,77 @@
-//! [`NatsTransport`]: signals agents emit, published on NATS for whoever listens.
+//! [`NatsTransport`]: signals agents emit, published on NATS: to their recipient's shard on
+//! JetStream when addressed, for whoever listens otherwise.
+
+use std::sync::Arc;
+use std::time::Duration;
 
 use agent_runtime::Signal;
 use agent_runtime::server::{Origin, Transport, TransportError};
+use async_nats::jetstream;
 
+use crate::address::recipient;
+use crate::client::ClusterClient;
+use crate::outbox::Outbox;
+use crate::placement::shard_of;
 use crate::wire;
 
-/// Publishes every signal an agent emits on `<prefix>.events.<agent type>` (core NATS,
-/// CloudEvents JSON, the emitting agent's id in the `Stratagem-Agent` header).
+/// Publishes the signals agents emit.
 ///
-/// `publish` must not block the agent's task: it hands the message to the NATS client's
-/// buffer from a spawned task. Delivery to listeners is at most once (core NATS); signals
-/// that must not be lost are sent to agents through [`ClusterClient`](crate::ClusterClient).
+/// - A signal addressed to an agent ([`address`](crate::address), the `recipient` extension)
+///   goes to that agent's shard on JetStream, with its id as `Nats-Msg-Id`, so the node that
+///   runs the recipient (this one or another) consumes it like any signal sent with
+///   [`ClusterClient::send`]. Inside a [`Cluster`](crate::Cluster) the emitting agent's
+///   checkpoint waits until JetStream stored it: the signal whose step emitted it is
+///   acknowledged only after that, so a crash makes the step run again and emit again (at least
+///   once; the recipient counts a repeated id once).
+/// - Any other signal is published on `<prefix>.events.<agent type>` (core NATS, CloudEvents
+///   JSON, the emitting agent's id in the `Stratagem-Agent` header), at most once, for whoever
+///   listens.
+///
+/// `publish` does not block the agent's task: it hands the message to a spawned task.
 #[derive(Debug, Clone)]
 pub struct NatsTransport {
     client: async_nats::Client,
+    js: jetstream::Context,
     prefix: String,
+    shards: u32,
+    outbox: Option<Arc<Outbox>>,
 }
 
+/// How often an addressed signal is offered to JetStream before its emitter's checkpoint fails.
+const PUBLISH_ATTEMPTS: u32 = 4;
+
 impl NatsTransport {
-    /// A transport over a connected client.
+    /// A transport over a connected client, for a cluster of 32 shards (the default; see
+    /// [`shards`](NatsTransport::shards)).
     pub fn new(client: async_nats::Client, prefix: impl Into<String>) -> Self {
         NatsTransport {
+            js: jetstream::new(client.clone()),
             client,
             prefix: prefix.into(),
+            shards: 32,
+            outbox: None,
         }
     }
 
-    /// The subject the signals of agents of `agent_type` are published on.
+    /// A transport agreeing with `client` on the prefix and the number of shards.
+    pub fn for_client(client: &ClusterClient) -> Self {
+        NatsTransport::new(client.client.clone(), client.prefix()).shards(client.shards())
+    }
+
+    /// The number of shards of the cluster addressed signals go to.
+    #[must_use]
+    pub fn shards(mut self, shards: u32) -> Self {
+        self.shards = shards.max(1);
+        self
+    }
+
+    /// Tracks addressed publishes so checkpoints can wait for them.
+    pub(crate) fn with_outbox(mut self, outbox: Arc<Outbox>) -> Self {
+        self.outbox = Some(outbox);
+        self
+    }
+
+    /// The subject the unaddressed signals of agents of `agent_type` are published on.
     pub fn subject(&self, agent_type: &str) -> String {
         format!("{}.events.{agent_type}", self.prefix)
     }
@@ -38,6 +83,20 @@ impl Transport for NatsTransport {
     }
 
     fn publish(&self, origin: &Origin<'_>, signal: &Signal) -> Result<(), TransportError> {
+        let handle = tokio::runtime::Handle::try_current().map_err(|_| {
+            TransportError::new("the nats transport runs only inside a tokio runtime")
+        })?;
+        if let Some((agent_type, agent)) = recipient(signal).map_err(TransportError::new)? {
+            let subject =
+                wire::shard_subject(&self.prefix, agent_type, shard_of(agent, self.shards));
+            let message = wire::encode(agent, signal)
+                .map_err(|e| TransportError::new(format!("cannot encode the signal: {e}")))?;
+            let publish = handle.spawn(store_in_jetstream(self.js.clone(), subject, message));
+            if let Some(outbox) = &self.outbox {
+                outbox.push(origin.id, publish);
+            }
+            return Ok(());
+        }
         let payload = serde_json::to_vec(signal)
             .map_err(|e| TransportError::new(format!("cannot encode the signal: {e}")))?;
         let mut headers = async_nats::HeaderMap::new();
@@ -45,9 +104,6 @@ impl Transport for NatsTransport {
         headers.insert("Nats-Msg-Id", signal.id.as_str());
         headers.insert("Content-Type", wire::CONTENT_TYPE);
         let (client, subject) = (self.client.clone(), self.subject(origin.agent));
-        let handle = tokio::runtime::Handle::try_current().map_err(|_| {
-            TransportError::new("the nats transport runs only inside a tokio runtime")
-        })?;
         handle.spawn(async move {
             if let Err(e) = client
                 .publish_with_headers(subject, headers, payload.into())
@@ -57,5 +113,36 @@ impl Transport for NatsTransport {
             }
         });
         Ok(())
+    }
+}
+
+/// Publishes until JetStream acknowledges storing the message (a repeat is dropped by its
+/// `Nats-Msg-Id`), retrying with backoff a few times.
+async fn store_in_jetstream(
+    js: jetstream::Context,
+    subject: String,
+    message: jetstream::message::PublishMessage,
+) -> Result<(), String> {
+    let mut delay = Duration::from_millis(50);
+    let mut attempt = 1;
+    loop {
+        let stored = match js.send_publish(subject.clone(), message.clone()).await {
+            Ok(ack) => ack.await.map(drop).map_err(|e| e.to_string()),
+            Err(e) => Err(e.to_string()),
+        };
+        match stored {
+            Ok(()) => return Ok(()),
+            Err(e) if attempt >= PUBLISH_ATTEMPTS => {
+                return Err(format!(
+                    "JetStream did not store the signal for `{subject}` ({e}); is a node serving that agent type running (it creates the stream)?"
+                ));
+            }
+            Err(e) => {
+                tracing::debug!(subject, error = %e, attempt, "retrying an addressed signal");
+                tokio::time::sleep(delay).await;
+                delay *= 2;
+                attempt += 1;
+            }
+        }
     }
 }

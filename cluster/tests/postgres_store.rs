@@ -29,6 +29,8 @@ fn postgres_store() {
         store_contract(&store).await;
         checksum_guards_the_bytes(&store, &pg).await;
         fencing(&store).await;
+        fenced_writes_in_one_statement(&store).await;
+        claims_and_loads_in_one_statement(&store).await;
         plain_save_cannot_touch_a_leased_key(&store).await;
     });
     // A second connect finds the tables (the migration is idempotent).
@@ -166,6 +168,94 @@ async fn fencing(store: &PostgresStore) {
         store.save_fenced(&b, b"late", &[]).await,
         Err(StoreError::Refused { .. })
     ));
+}
+
+/// `save_fenced_many` applies each row's fencing on its own: live leases are written (with
+/// their ids), a stale or foreign lease is refused, and nothing newer is overwritten.
+async fn fenced_writes_in_one_statement(store: &PostgresStore) {
+    let live = store.claim("many-1", "node-a", TTL).await.unwrap().unwrap();
+    let other = store.claim("many-2", "node-a", TTL).await.unwrap().unwrap();
+    let old = store
+        .claim("many-3", "node-a", Duration::from_millis(100))
+        .await
+        .unwrap()
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let newer = store.claim("many-3", "node-b", TTL).await.unwrap().unwrap();
+    store.save_fenced(&newer, b"b's", &[]).await.unwrap();
+    let forged = agent_cluster::Lease {
+        owner: "node-z".to_string(),
+        ..other.clone()
+    };
+    let ids = ["s1".to_string(), "s\"2,".to_string()];
+    let written = store
+        .save_fenced_many(&[
+            (&live, b"one", &ids),
+            (&old, b"stale", &[]),
+            (&forged, b"forged", &[]),
+        ])
+        .await
+        .unwrap();
+    assert_eq!(written, [true, false, false]);
+    let (bytes, seen) = store.load_with_seen("many-1").await.unwrap().unwrap();
+    assert_eq!((bytes.as_slice(), seen.as_slice()), (&b"one"[..], &ids[..]));
+    assert_eq!(store.load("many-2").await.unwrap(), None);
+    assert_eq!(
+        store.load("many-3").await.unwrap().as_deref(),
+        Some(&b"b's"[..])
+    );
+    assert_eq!(
+        store.save_fenced_many(&[]).await.unwrap(),
+        Vec::<bool>::new()
+    );
+    for lease in [&live, &other, &newer] {
+        store.release(lease).await.unwrap();
+    }
+}
+
+/// `claim_many` claims what is free (or its own) and leaves what another node holds;
+/// `load_many_with_seen` finds what exists.
+async fn claims_and_loads_in_one_statement(store: &PostgresStore) {
+    let held = store
+        .claim("batch-2", "node-b", TTL)
+        .await
+        .unwrap()
+        .unwrap();
+    let mine = store
+        .claim("batch-3", "node-a", TTL)
+        .await
+        .unwrap()
+        .unwrap();
+    let keys = ["batch-1", "batch-2", "batch-3"].map(String::from);
+    let leases = store.claim_many(&keys, "node-a", TTL).await.unwrap();
+    assert_eq!(leases.len(), 3);
+    assert_eq!(leases[0].as_ref().map(|l| l.key.as_str()), Some("batch-1"));
+    assert_eq!(leases[1], None, "held by node-b");
+    let again = leases[2].as_ref().unwrap();
+    assert!(again.token > mine.token, "a re-claim is a new lease");
+    let one = leases[0].as_ref().unwrap();
+    store
+        .save_fenced(one, b"first", &["s1".into()])
+        .await
+        .unwrap();
+    store.save_fenced(&held, b"second", &[]).await.unwrap();
+    let found = store.load_many_with_seen(&keys).await.unwrap();
+    assert_eq!(found.len(), 2, "batch-3 has no checkpoint");
+    assert_eq!(
+        found["batch-1"].as_ref().unwrap(),
+        &(b"first".to_vec(), vec!["s1".to_string()])
+    );
+    assert_eq!(found["batch-2"].as_ref().unwrap().0, b"second");
+    assert!(
+        store
+            .claim_many(&[], "node-a", TTL)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    for lease in [one, again, &held] {
+        store.release(lease).await.unwrap();
+    }
 }
 
 async fn plain_save_cannot_touch_a_leased_key(store: &PostgresStore) {

@@ -231,3 +231,81 @@ fn an_ai_agent_mounts_model_routing_and_policy_first_unless_it_lists_them() {
     assert!(agent(quote!(strategy = Direct, plugins = [])).is_empty());
     assert!(agent(quote!(strategy = React, default_plugins = false)).is_empty());
 }
+
+/// A statechart's body, written once for both hosts.
+macro_rules! player_machine {
+    ($($body:tt)*) => {
+        const PLAYER_BODY: &str = stringify!($($body)*);
+        fn player_from_macro() -> AgentDef {
+            let attr = quote! { strategy = Fsm, transitions { $($body)* } };
+            let item: syn::Item = syn::parse_quote! { struct Player; };
+            tokens::agent(attr, &item).expect("the macro input parses")
+        }
+    };
+}
+
+player_machine! {
+    initial Off
+    terminal Broken as failure
+    enter On do power_up
+    Off -> On on power
+    Off -> Resume on resume
+    state On {
+        initial Stopped
+        history deep Resume
+        history Last -> Active
+        On -> Off on power
+        On -> Broken on smash
+        On -> Off after 30m
+        On -> local Stopped on reset
+        Stopped -> Active on play
+        state Active {
+            initial Playing
+            Playing -> Paused on pause
+            Playing on tick do count
+            Paused -> Playing on play if ready
+            Active -> Last on again
+        }
+    }
+}
+
+#[test]
+fn statecharts_build_the_same_model_and_code_in_both_front_ends() {
+    let text = format!("agent Player {{ strategy fsm {{ {PLAYER_BODY} }} }}");
+    let mut file = syntax::parse(FileId(0), &text).expect("the file parses");
+    let mut file = file.agents.remove(0);
+    file.state = StateDef::External;
+    let from_macro = player_from_macro();
+    assert_eq!(file, from_macro);
+    let agent_dsl::model::StrategyDef::Fsm(fsm) = from_macro.strategy.get().unwrap() else {
+        panic!("not an FSM")
+    };
+    assert_eq!(fsm.compounds.len(), 2);
+    assert_eq!(fsm.histories.len(), 2);
+    assert!(fsm.rows.iter().any(|r| r.local));
+    check::agent(&from_macro).expect("the statechart checks");
+    let code = emit::agent(&from_macro).to_string();
+    assert_eq!(emit::agent(&file).to_string(), code);
+    assert!(code.contains("const NESTED : bool = true"), "{code}");
+}
+
+#[test]
+fn a_statechart_file_formats_to_itself_and_keeps_its_meaning() {
+    let text = format!("agent Player {{ strategy fsm {{ {PLAYER_BODY} }} }}");
+    let formatted = syntax::format::format(FileId(0), &text).expect("formats");
+    assert!(
+        formatted.contains("        state On {\n            initial Stopped\n"),
+        "{formatted}"
+    );
+    assert!(
+        formatted.contains("                Playing -> Paused on pause\n"),
+        "{formatted}"
+    );
+    assert_eq!(
+        syntax::format::format(FileId(0), &formatted).unwrap(),
+        formatted
+    );
+    let before = syntax::parse(FileId(0), &text).unwrap().agents;
+    let after = syntax::parse(FileId(0), &formatted).unwrap().agents;
+    assert_eq!(before, after);
+}

@@ -8,6 +8,7 @@ use crate::instruction::Instruction;
 use crate::route::{RouteSpec, RouteTarget, priority};
 use crate::snapshot::{Snapshot, Status};
 use crate::strategy::Strategy;
+use crate::trace;
 
 use super::kind::StrategyKind;
 use super::machine::{self, CANCEL, LLM_RESPONSE, QUERY, TOOL_RESULT};
@@ -84,13 +85,46 @@ fn routes(kind: StrategyKind) -> Vec<RouteSpec> {
     routes
 }
 
+/// [`machine::cmd`] reporting each step as a `stratagem::ai` event: what came in (a query, a
+/// model's reply, a tool's result), then what the strategy asks for (a model call, a tool call,
+/// a signal, an error).
+#[cold]
+#[inline(never)]
+fn traced_cmd<S: AiAgent + AgentSpec>(
+    id: &str,
+    state: &mut S,
+    ai: &mut AiState,
+    instructions: Vec<Instruction>,
+    kind: StrategyKind,
+) -> Vec<Directive> {
+    for instruction in &instructions {
+        trace::ai_step(S::NAME, id, "received", &instruction.action);
+    }
+    let out = machine::cmd(state, ai, instructions, kind);
+    for directive in &out {
+        match directive {
+            Directive::Llm(call) => trace::ai_step(S::NAME, id, "model call", &call.call_id),
+            Directive::RunInstruction { instruction, .. } => {
+                trace::ai_step(S::NAME, id, "tool call", &instruction.action);
+            }
+            Directive::Emit(signal) => trace::ai_step(S::NAME, id, "emitted", &signal.signal_type),
+            Directive::Error { error, .. } => trace::ai_step(S::NAME, id, "error", error),
+            other => trace::ai_step(S::NAME, id, "directive", &other.kind()),
+        }
+    }
+    out
+}
+
 macro_rules! ai_strategy {
     ($ty:ident, $kind:expr) => {
         impl<S: AiAgent + AgentSpec<Strategy = $ty>> Strategy<S> for $ty {
             type State = AiState;
 
             fn cmd(agent: &mut Agent<S>, instructions: Vec<Instruction>) -> Vec<Directive> {
-                let (state, ai) = agent.parts_mut();
+                let (id, state, ai) = agent.parts_with_id();
+                if trace::on!(DEBUG) {
+                    return traced_cmd(id, state, ai, instructions, $kind);
+                }
                 machine::cmd(state, ai, instructions, $kind)
             }
 
@@ -108,6 +142,10 @@ macro_rules! ai_strategy {
 
             fn required_models() -> Vec<&'static str> {
                 vec![S::AI.model]
+            }
+
+            fn tool_schema_problems() -> Vec<String> {
+                super::schema::tool_problems(&S::tool_specs())
             }
         }
 

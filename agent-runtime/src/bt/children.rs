@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Ctx, Node, NodeState, Status, Visit, halt_running};
+use super::{Ctx, Node, NodeState, Status, Visit, halt_running, tick_node};
 
 /// One child's progress plus, for `parallel`, how it completed in the current activation.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -94,7 +94,7 @@ impl<S, H: Node<S>, T: Children<S>> Children<S> for (H, T) {
     #[inline]
     fn tick(&self, i: usize, state: &mut Self::State, ctx: &mut Ctx<'_, S>) -> Status {
         if i == 0 {
-            self.0.tick(&mut state.0.node, ctx)
+            tick_node(&self.0, &mut state.0.node, ctx)
         } else {
             self.1.tick(i - 1, &mut state.1, ctx)
         }
@@ -109,7 +109,7 @@ impl<S, H: Node<S>, T: Children<S>> Children<S> for (H, T) {
         ctx: &mut Ctx<'_, S>,
     ) -> Option<(usize, Status)> {
         let rest = if start == 0 {
-            let status = self.0.tick(&mut state.0.node, ctx);
+            let status = tick_node(&self.0, &mut state.0.node, ctx);
             if status != go_on {
                 return Some((0, status));
             }

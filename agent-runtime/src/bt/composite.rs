@@ -119,6 +119,10 @@ macro_rules! composite {
                 state.running
             }
 
+            fn kind(&self) -> NodeKind<'_> {
+                $kind
+            }
+
             fn visit(&self, state: &Self::State, depth: usize, f: &mut dyn FnMut(Visit<'_>)) {
                 f(Visit { depth, kind: $kind, running: state.running });
                 self.children.visit(&state.children, depth + 1, f);
@@ -248,6 +252,11 @@ impl<S, C: Children<S>> Node<S> for Parallel<C> {
     #[inline]
     fn is_running(&self, state: &Self::State) -> bool {
         state.running
+    }
+
+    fn kind(&self) -> NodeKind<'_> {
+        let (success, failure) = self.thresholds::<S>();
+        NodeKind::Parallel { success, failure }
     }
 
     fn visit(&self, state: &Self::State, depth: usize, f: &mut dyn FnMut(Visit<'_>)) {

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Ctx, Node, NodeKind, Status, Visit, halt_running};
+use super::{Ctx, Node, NodeKind, Status, Visit, halt_running, tick_node};
 
 macro_rules! mapping {
     ($(#[$doc:meta])* $name:ident, $kind:expr, |$s:ident| $map:expr) => {
@@ -26,7 +26,7 @@ macro_rules! mapping {
 
             #[inline]
             fn tick(&self, state: &mut Self::State, ctx: &mut Ctx<'_, S>) -> Status {
-                let $s = self.child.tick(state, ctx);
+                let $s = tick_node(&self.child, state, ctx);
                 $map
             }
 
@@ -38,6 +38,10 @@ macro_rules! mapping {
             #[inline]
             fn is_running(&self, state: &Self::State) -> bool {
                 self.child.is_running(state)
+            }
+
+            fn kind(&self) -> NodeKind<'_> {
+                $kind
             }
 
             fn visit(&self, state: &Self::State, depth: usize, f: &mut dyn FnMut(Visit<'_>)) {
@@ -85,7 +89,7 @@ impl<S, N: Node<S>> Node<S> for Subtree<N> {
 
     #[inline]
     fn tick(&self, state: &mut Self::State, ctx: &mut Ctx<'_, S>) -> Status {
-        self.child.tick(state, ctx)
+        tick_node(&self.child, state, ctx)
     }
 
     #[inline]
@@ -96,6 +100,10 @@ impl<S, N: Node<S>> Node<S> for Subtree<N> {
     #[inline]
     fn is_running(&self, state: &Self::State) -> bool {
         self.child.is_running(state)
+    }
+
+    fn kind(&self) -> NodeKind<'_> {
+        NodeKind::Subtree(self.name)
     }
 
     fn visit(&self, state: &Self::State, depth: usize, f: &mut dyn FnMut(Visit<'_>)) {
@@ -140,7 +148,7 @@ macro_rules! counting {
             fn tick(&self, state: &mut Self::State, ctx: &mut Ctx<'_, S>) -> Status {
                 // A child that completes at once is ticked again within this tick.
                 loop {
-                    match self.child.tick(&mut state.child, ctx) {
+                    match tick_node(&self.child, &mut state.child, ctx) {
                         Status::Running => return Status::Running,
                         status if status == $again => {
                             state.count += 1;
@@ -168,6 +176,10 @@ macro_rules! counting {
             #[inline]
             fn is_running(&self, state: &Self::State) -> bool {
                 self.child.is_running(&state.child)
+            }
+
+            fn kind(&self) -> NodeKind<'_> {
+                NodeKind::$kind(self.times)
             }
 
             fn visit(&self, state: &Self::State, depth: usize, f: &mut dyn FnMut(Visit<'_>)) {
@@ -223,7 +235,7 @@ impl<S, N: Node<S>> Node<S> for Timeout<N> {
             state.since = None;
             return Status::Failure;
         }
-        let status = self.child.tick(&mut state.child, ctx);
+        let status = tick_node(&self.child, &mut state.child, ctx);
         if status.is_done() {
             state.since = None;
         }
@@ -241,6 +253,10 @@ impl<S, N: Node<S>> Node<S> for Timeout<N> {
     #[inline]
     fn is_running(&self, state: &Self::State) -> bool {
         state.since.is_some()
+    }
+
+    fn kind(&self) -> NodeKind<'_> {
+        NodeKind::Timeout(self.after)
     }
 
     fn visit(&self, state: &Self::State, depth: usize, f: &mut dyn FnMut(Visit<'_>)) {
@@ -277,7 +293,7 @@ impl<S, N: Node<S>> Node<S> for Delay<N> {
         if ctx.now().saturating_sub(since) < self.after {
             return Status::Running;
         }
-        let status = self.child.tick(&mut state.child, ctx);
+        let status = tick_node(&self.child, &mut state.child, ctx);
         if status.is_done() {
             state.since = None;
         }
@@ -295,6 +311,10 @@ impl<S, N: Node<S>> Node<S> for Delay<N> {
     #[inline]
     fn is_running(&self, state: &Self::State) -> bool {
         state.since.is_some()
+    }
+
+    fn kind(&self) -> NodeKind<'_> {
+        NodeKind::Delay(self.after)
     }
 
     fn visit(&self, state: &Self::State, depth: usize, f: &mut dyn FnMut(Visit<'_>)) {
@@ -338,7 +358,7 @@ impl<S, N: Node<S>> Node<S> for RunOnce<N> {
         if let Some(done) = state.done {
             return done;
         }
-        let status = self.child.tick(&mut state.child, ctx);
+        let status = tick_node(&self.child, &mut state.child, ctx);
         if status.is_done() {
             state.done = Some(status);
         }
@@ -353,6 +373,10 @@ impl<S, N: Node<S>> Node<S> for RunOnce<N> {
     #[inline]
     fn is_running(&self, state: &Self::State) -> bool {
         self.child.is_running(&state.child)
+    }
+
+    fn kind(&self) -> NodeKind<'_> {
+        NodeKind::RunOnce
     }
 
     fn visit(&self, state: &Self::State, depth: usize, f: &mut dyn FnMut(Visit<'_>)) {

@@ -14,6 +14,7 @@ use crate::directive::Directive;
 use crate::error::{ActionError, ActionErrorKind, AgentError, ErrorContext};
 use crate::instruction::Instruction;
 use crate::state_op::apply_ops;
+use crate::trace::{self, Ran};
 
 /// `condition name`: `Success` when the predicate holds on the blackboard, else `Failure`.
 /// Never running.
@@ -61,6 +62,10 @@ impl<S, F: Fn(&S) -> bool> Node<S> for Condition<F> {
     #[inline]
     fn is_running(&self, _: &()) -> bool {
         false
+    }
+
+    fn kind(&self) -> NodeKind<'_> {
+        NodeKind::Condition(self.name)
     }
 
     fn visit(&self, _: &(), depth: usize, f: &mut dyn FnMut(Visit<'_>)) {
@@ -136,6 +141,10 @@ impl<S> Node<S> for Wait {
     #[inline]
     fn is_running(&self, state: &WaitState) -> bool {
         state.since.is_some()
+    }
+
+    fn kind(&self) -> NodeKind<'_> {
+        NodeKind::Wait(self.after)
     }
 
     fn visit(&self, state: &WaitState, depth: usize, f: &mut dyn FnMut(Visit<'_>)) {
@@ -341,9 +350,19 @@ where
         match entry.run {
             ActionFn::Sync(_) => {
                 let (blackboard, out) = ctx.parts();
-                match run_draft(A::NAME, blackboard, out, |draft| {
+                let started = trace::start();
+                let ran = run_draft(A::NAME, blackboard, out, |draft| {
                     entry.run_sync_args(draft, self.args)
-                }) {
+                });
+                if started.is_some() {
+                    let (outcome, error) = match &ran {
+                        Ok(true) => (Ran::Running, None),
+                        Ok(false) => (Ran::Success, None),
+                        Err(error) => (Ran::Failure, error.as_deref()),
+                    };
+                    trace::leaf_action_ran(A::NAME, started, outcome, error);
+                }
+                match ran {
                     Ok(in_progress) => {
                         state.running = in_progress;
                         if in_progress {
@@ -391,6 +410,9 @@ where
                     exec: None,
                     outcome: None,
                 };
+                if trace::on!(DEBUG) {
+                    trace::leaf_action_ran(A::NAME, None, Ran::Started, None);
+                }
                 ctx.emit(Directive::RunInstruction {
                     instruction,
                     exec: entry.exec,
@@ -417,6 +439,10 @@ where
     #[inline]
     fn is_running(&self, state: &ActionState) -> bool {
         state.running
+    }
+
+    fn kind(&self) -> NodeKind<'_> {
+        NodeKind::Action(A::NAME)
     }
 
     fn visit(&self, state: &ActionState, depth: usize, f: &mut dyn FnMut(Visit<'_>)) {

@@ -158,6 +158,44 @@ pub trait Node<S> {
 
     /// Calls `f` for this node and then its descendants, depth first (for progress displays).
     fn visit(&self, state: &Self::State, depth: usize, f: &mut dyn FnMut(Visit<'_>));
+
+    /// What the node is, as its trace events name it. Custom nodes should say; the default
+    /// is `NodeKind::Custom("custom")`.
+    fn kind(&self) -> NodeKind<'_> {
+        NodeKind::Custom("custom")
+    }
+}
+
+/// Ticks `node` (a child, or a tree's root): what every composite and decorator calls, so that
+/// with a TRACE subscriber each node's status change is one `stratagem::tree` event. Without
+/// one it is exactly `node.tick(state, ctx)` plus one relaxed load.
+#[inline(always)]
+pub fn tick_node<S, N: Node<S> + ?Sized>(
+    node: &N,
+    state: &mut N::State,
+    ctx: &mut Ctx<'_, S>,
+) -> Status {
+    if crate::trace::on!(TRACE) {
+        return tick_traced(node, state, ctx);
+    }
+    node.tick(state, ctx)
+}
+
+/// [`tick_node`] reporting the change: from idle or running to the status the tick returned
+/// (a node running before and after did not change).
+#[cold]
+#[inline(never)]
+fn tick_traced<S, N: Node<S> + ?Sized>(
+    node: &N,
+    state: &mut N::State,
+    ctx: &mut Ctx<'_, S>,
+) -> Status {
+    let was_running = node.is_running(state);
+    let status = node.tick(state, ctx);
+    if !(was_running && status == Status::Running) {
+        crate::trace::node_status(&node.kind(), was_running, status);
+    }
+    status
 }
 
 /// Something done with a tree whose concrete type the caller cannot name (generated trees hold

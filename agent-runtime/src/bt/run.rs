@@ -63,7 +63,7 @@ impl<T: NodeState> TreeRun<T> {
         N: Node<S, State = T>,
     {
         let mut ctx = Ctx::new(state, now, out, &mut self.inbox);
-        let status = tree.tick(&mut self.nodes, &mut ctx);
+        let status = super::tick_node(tree, &mut self.nodes, &mut ctx);
         self.finish_tick(status)
     }
 
@@ -81,7 +81,7 @@ impl<T: NodeState> TreeRun<T> {
         N: Node<S, State = T>,
     {
         let mut ctx = Ctx::with_clock(state, clock, out, &mut self.inbox);
-        let status = tree.tick(&mut self.nodes, &mut ctx);
+        let status = super::tick_node(tree, &mut self.nodes, &mut ctx);
         self.finish_tick(status)
     }
 

@@ -125,6 +125,13 @@ pub(crate) fn spawn(
         .map_err(|message| ServerError::InvalidOptions { message })?;
     let name = agent.agent_name();
     super::ai::check_models(&*agent, &options)?;
+    let problems = agent.tool_schema_problems();
+    if !problems.is_empty() {
+        return Err(ServerError::UnenforcedToolSchema {
+            agent: name,
+            problems: problems.join("; "),
+        });
+    }
     let own = agent.router().map_err(|error| ServerError::InvalidRoutes {
         agent: name,
         declared_in: "its routes",

@@ -11,6 +11,7 @@ use crate::directive::{ChildAgent, CustomDirective, Directive};
 use crate::error::{ActionError, AgentError, ErrorContext};
 use crate::instruction::{ExecOptions, Instruction};
 use crate::signal::Signal;
+use crate::trace;
 
 use super::children::{Child, ParentLink};
 use super::clock;
@@ -58,6 +59,9 @@ impl Core {
                 );
                 return;
             }
+            if trace::on!(DEBUG) {
+                trace::directive(self.name(), self.id(), directive.kind());
+            }
             let span = tracing::debug_span!("directive", kind = directive.kind());
             let _entered = span.enter();
             if let Err(error) = self.execute_one(directive, &mut queue) {
@@ -74,6 +78,9 @@ impl Core {
     ) -> Result<(), Box<Directive>> {
         match directive {
             Directive::Emit(signal) => {
+                if trace::on!(DEBUG) {
+                    trace::signal_emitted(self.name(), self.id(), &signal);
+                }
                 self.stop_llm_calls_of_ended_request(&signal);
                 self.publish(&signal)
             }
@@ -335,9 +342,16 @@ impl Core {
         )?;
         let tx = self.self_tx.clone();
         let of = instruction.clone();
+        // Who ran it, for the `action ran` event: copied only when it may be recorded.
+        let traced = trace::on!(DEBUG).then(|| (self.name(), self.id().to_string()));
         let task = tokio::spawn(async move {
+            let started = Instant::now();
             // `execute` applies the exec policy and turns panics into failures.
             let outcome = future.await;
+            if let Some((agent, id)) = &traced {
+                let error = outcome.as_ref().err();
+                trace::async_action_ran(agent, id, &of.action, started.elapsed(), error);
+            }
             if let Some(tx) = tx.upgrade() {
                 let completion = Instruction::completed(&of, outcome);
                 let _ = tx.send(Message::internal(Internal::Completed(completion)));

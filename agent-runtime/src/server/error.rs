@@ -31,6 +31,18 @@ pub enum ServerError {
         /// The route error.
         error: RouteError,
     },
+    /// A tool the agent offers a model has a parameter schema with a keyword the argument
+    /// validator does not enforce ([`crate::ai::schema::unenforced_keywords`]): the model
+    /// would be shown a limit nobody checks, so the agent does not start.
+    #[error(
+        "cannot start agent `{agent}`: {problems}; the tool argument validator does not enforce these keywords: drop the attribute that emits them, or check the value in the action"
+    )]
+    UnenforcedToolSchema {
+        /// The agent type.
+        agent: &'static str,
+        /// Each tool and keyword, as `` tool `lookup`: `pattern` at `/properties/code` ``.
+        problems: String,
+    },
     /// The mailbox is full: the signal was refused, not queued.
     #[error(
         "the mailbox of agent `{agent}` (`{id}`) is full ({capacity} signals waiting); the signal was refused: retry later, slow the sender down, or raise `Options::mailbox_capacity`"

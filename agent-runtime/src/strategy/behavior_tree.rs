@@ -6,7 +6,9 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::{Dispatch, RESTART_SIGNAL, Strategy, complete_action, dispatch_action, restart_route};
+use super::{
+    Dispatch, RESTART_SIGNAL, Strategy, complete_action, dispatch_action_of, restart_route,
+};
 use crate::agent::{Agent, AgentSpec};
 use crate::bt::{Clock, HostClock, Node, NodeState, Status as TreeStatus, TreeRun, TreeVisitor};
 use crate::directive::Directive;
@@ -14,6 +16,7 @@ use crate::error::{AgentError, ErrorContext};
 use crate::instruction::Instruction;
 use crate::route::RouteSpec;
 use crate::snapshot::{Snapshot, Status};
+use crate::trace;
 
 /// An agent run by a behaviour tree: implemented by `#[agent(strategy = BehaviorTree, tree = ..)]`
 /// (or by hand) next to [`AgentSpec`].
@@ -136,7 +139,7 @@ where
                 completed = false;
                 continue;
             }
-            let (state, bt) = agent.parts_mut();
+            let (agent_id, state, bt) = agent.parts_with_id();
             if instruction.is_completion() {
                 if let Some(pos) = bt.in_flight.iter().position(|id| *id == instruction.id) {
                     bt.in_flight.remove(pos);
@@ -157,7 +160,7 @@ where
                 continue;
             }
             let id = instruction.id.clone();
-            match dispatch_action(state, instruction) {
+            match dispatch_action_of(agent_id, state, instruction) {
                 Dispatch::Completed(directives) => out.extend(directives),
                 Dispatch::Started(run) => {
                     bt.in_flight.push(id);
@@ -173,11 +176,15 @@ where
     }
 
     fn tick(agent: &mut Agent<S>) -> Vec<Directive> {
-        let (state, bt) = agent.parts_mut();
+        let (agent_id, state, bt) = agent.parts_with_id();
         let mut out = Vec::new();
         if bt.run.status.is_some_and(TreeStatus::is_done) {
             return out;
         }
+        // The events of nodes and leaves are reported inside a span naming the agent (they do
+        // not know it); the span exists only when DEBUG is on.
+        let span = trace::on!(DEBUG).then(|| trace::tree_span(S::NAME, agent_id));
+        let _entered = span.as_ref().map(tracing::Span::enter);
         S::with_tree(Tick {
             run: &mut bt.run,
             state,

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::{Dispatch, Strategy, complete_action, dispatch_action};
+use super::{Dispatch, Strategy, complete_action, dispatch_action_of};
 use crate::agent::{Agent, AgentSpec};
 use crate::directive::Directive;
 use crate::error::{AgentError, ErrorContext};
@@ -34,7 +34,7 @@ impl<S: AgentSpec<Strategy = Direct>> Strategy<S> for Direct {
 
     fn cmd(agent: &mut Agent<S>, instructions: Vec<Instruction>) -> Vec<Directive> {
         let mut out = Vec::new();
-        let (state, direct) = agent.parts_mut();
+        let (agent_id, state, direct) = agent.parts_with_id();
         for instruction in instructions {
             let context = ErrorContext::instruction(&instruction);
             if instruction.is_completion() {
@@ -55,7 +55,7 @@ impl<S: AgentSpec<Strategy = Direct>> Strategy<S> for Direct {
                 continue;
             }
             let id = instruction.id.clone();
-            match dispatch_action(state, instruction) {
+            match dispatch_action_of(agent_id, state, instruction) {
                 Dispatch::Completed(directives) => out.extend(directives),
                 Dispatch::Started(run) => {
                     direct.in_flight.push(id);

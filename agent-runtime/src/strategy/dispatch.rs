@@ -5,6 +5,7 @@ use crate::agent::AgentSpec;
 use crate::directive::Directive;
 use crate::error::AgentError;
 use crate::instruction::Instruction;
+use crate::trace::{self, Ran};
 
 /// What became of an instruction handed to [`dispatch_action`].
 #[derive(Debug)]
@@ -19,7 +20,19 @@ pub enum Dispatch {
 
 /// Runs the action an instruction names: a sync action on a draft of `state` (committed only on
 /// success, panics caught), an async one turned into a `RunInstruction` directive.
+///
+/// Its `action ran` trace event has an empty `id`: the built-in strategies, which know the
+/// agent's id, go through a crate-private twin that names it.
 pub fn dispatch_action<S: AgentSpec>(state: &mut S, instruction: Instruction) -> Dispatch {
+    dispatch_action_of("", state, instruction)
+}
+
+/// [`dispatch_action`] for the agent with id `id` (named in its trace event).
+pub(crate) fn dispatch_action_of<S: AgentSpec>(
+    id: &str,
+    state: &mut S,
+    instruction: Instruction,
+) -> Dispatch {
     let Some(entry) = S::action(&instruction.action) else {
         return Dispatch::Failed(AgentError::UnknownAction {
             known: S::actions().iter().map(|a| a.name.to_string()).collect(),
@@ -29,7 +42,16 @@ pub fn dispatch_action<S: AgentSpec>(state: &mut S, instruction: Instruction) ->
     match entry.run {
         ActionFn::Sync(run) => {
             let params = instruction.params;
-            match run_sync(entry.name, state, |draft| run(draft, params)) {
+            let started = trace::start();
+            let ran = run_sync(entry.name, state, |draft| run(draft, params));
+            if started.is_some() {
+                let (outcome, error) = match &ran {
+                    Ok(_) => (Ran::Success, None),
+                    Err(error) => (Ran::Failure, Some(error)),
+                };
+                trace::action_ran(S::NAME, id, entry.name, started, outcome, error);
+            }
+            match ran {
                 Ok(directives) => Dispatch::Completed(directives),
                 Err(error) => Dispatch::Failed(AgentError::Action {
                     action: instruction.action.into(),
@@ -38,6 +60,9 @@ pub fn dispatch_action<S: AgentSpec>(state: &mut S, instruction: Instruction) ->
             }
         }
         ActionFn::Async(_) => {
+            if trace::on!(DEBUG) {
+                trace::action_ran(S::NAME, id, entry.name, None, Ran::Started, None);
+            }
             let exec = instruction.exec.unwrap_or(entry.exec);
             Dispatch::Started(Directive::RunInstruction { instruction, exec })
         }

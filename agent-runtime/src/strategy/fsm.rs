@@ -31,7 +31,9 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::{Dispatch, RESTART_SIGNAL, Strategy, complete_action, dispatch_action, restart_route};
+use super::{
+    Dispatch, RESTART_SIGNAL, Strategy, complete_action, dispatch_action_of, restart_route,
+};
 use crate::action::{Outcome, SyncAction};
 use crate::agent::{Agent, AgentSpec, Command};
 use crate::directive::Directive;
@@ -42,6 +44,9 @@ use crate::route::{RouteSpec, RouteTarget, priority};
 use crate::signal::Signal;
 use crate::snapshot::{Snapshot, Status};
 use crate::state_op::apply_ops;
+use crate::trace::{self, Ran};
+
+mod statechart;
 
 /// The type of the signal an `after` timer delivers back to its agent. Its data names the state
 /// the timer was armed for and the entry's generation.
@@ -126,6 +131,42 @@ pub trait FsmSpec: AgentSpec<Strategy = Fsm> {
 
     /// How `state` ends the machine, if it is terminal.
     fn end(state: Self::State) -> Option<End>;
+
+    /// Whether the machine has compound states (a statechart): then its
+    /// position is a leaf state and the functions below describe the hierarchy. Flat machines
+    /// keep the defaults, and the code that reads them is compiled out.
+    const NESTED: bool = false;
+
+    /// The compound state `state` is declared in (`None` at the top level).
+    fn parent(state: Self::State) -> Option<Self::State> {
+        let _ = state;
+        None
+    }
+
+    /// The leaf entered when `state` is entered by default (following `initial` down).
+    fn default_leaf(state: Self::State) -> Self::State {
+        state
+    }
+
+    /// The domain of row `row` (SCXML): the state whose descendants it leaves and enters,
+    /// `None` for the whole machine.
+    fn domain(row: u32) -> Option<Self::State> {
+        let _ = row;
+        None
+    }
+
+    /// For a row that targets a history pseudo-state: its compound state and whether the
+    /// history is deep.
+    fn history(row: u32) -> Option<(Self::State, bool)> {
+        let _ = row;
+        None
+    }
+
+    /// Whether leaving `state` records where it was left (it has a history pseudo-state).
+    fn keeps_history(state: Self::State) -> bool {
+        let _ = state;
+        false
+    }
 }
 
 /// What the rows of a `(state, event)` decided. Eight bytes, returned in a register: for rows
@@ -243,6 +284,13 @@ pub struct FsmState<St> {
     /// Ids of async (non-FSM) actions the host is running.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub in_flight: Vec<String>,
+    /// Statecharts: the active states with an `after` row and the generation of their entry
+    /// (a timer armed by an ancestor keeps running while the machine moves inside it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub timers: Vec<(St, u64)>,
+    /// Statecharts: for each compound state with a history, the leaf it was last left from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub history: Vec<(St, St)>,
 }
 
 /// An event with parameters for `cmd`: the parameters go to the row's action.
@@ -318,6 +366,12 @@ impl<S: FsmSpec> Agent<S> {
     pub fn fsm_state(&self) -> S::State {
         self.strategy_state().state
     }
+
+    /// Whether the machine is in `state`: the current state is `state` or, in a statechart,
+    /// one of its descendants (`order.in_state(PlayerState::On)` while `Playing`).
+    pub fn in_state(&self, state: S::State) -> bool {
+        statechart::within::<S>(self.strategy_state().state, state)
+    }
 }
 
 impl<S: FsmSpec> Strategy<S> for Fsm {
@@ -355,8 +409,8 @@ impl<S: FsmSpec> Strategy<S> for Fsm {
                 // A plain action of the agent (an audit route, say): it runs as under `Direct`
                 // and does not move the machine.
                 let id = instruction.id.clone();
-                let (state, fsm) = agent.parts_mut();
-                match dispatch_action(state, instruction) {
+                let (agent_id, state, fsm) = agent.parts_with_id();
+                match dispatch_action_of(agent_id, state, instruction) {
                     Dispatch::Completed(directives) => out.extend(directives),
                     Dispatch::Started(run) => {
                         fsm.in_flight.push(id);
@@ -440,6 +494,8 @@ impl<S: FsmSpec> Strategy<S> for Fsm {
         fsm.state = S::State::default();
         fsm.started = false;
         fsm.entered = false;
+        fsm.timers.clear();
+        fsm.history.clear();
         fsm.generation += 1;
         let entered = enter_initial(agent);
         if !agent.strategy_state().entered {
@@ -463,11 +519,14 @@ fn enter_initial<S: FsmSpec>(agent: &mut Agent<S>) -> Vec<Directive> {
     if agent.strategy_state().entered {
         return Vec::new();
     }
-    let (state, fsm) = agent.parts_mut();
+    if S::NESTED {
+        return statechart::enter_initial(agent);
+    }
+    let (id, state, fsm) = agent.parts_with_id();
     let initial = fsm.state;
     let mut out = Vec::new();
     if let Some(enter) = S::enter(initial) {
-        match run_actions(state, None, Some(enter), &Value::Null, None, &mut out) {
+        match run_actions(id, state, None, Some(enter), &Value::Null, None, &mut out) {
             Ok(()) => {}
             Err(error) => {
                 // Not entered: the next command tries again.
@@ -489,17 +548,32 @@ fn fire<S: FsmSpec>(
     event: S::Event,
     params: Value,
 ) -> Result<Vec<Directive>, AgentError> {
-    let (state, fsm) = agent.parts_mut();
+    let (id, state, fsm) = agent.parts_with_id();
     let from = fsm.state;
     match S::transition(state, from, event, &params) {
-        Step::Fire(row, to) => {
-            let result = take(state, fsm, to, S::row_action(row), &params);
+        Step::Fire(row, to) if S::NESTED => {
+            let result = statechart::take(id, state, fsm, row, to, &params);
             discard(params);
+            if trace::on!(DEBUG) {
+                // The leaf actually entered (a history may resume another than `to`).
+                traced::<S>(id, from, &event.name(), Some(fsm.state), &result);
+            }
+            result
+        }
+        Step::Fire(row, to) => {
+            let result = take(id, state, fsm, to, S::row_action(row), &params);
+            discard(params);
+            if trace::on!(DEBUG) {
+                traced::<S>(id, from, &event.name(), Some(to), &result);
+            }
             result
         }
         Step::Stay(row) => {
-            let result = stay(state, fsm, S::row_action(row), &params);
+            let result = stay(id, state, fsm, S::row_action(row), &params);
             discard(params);
+            if trace::on!(DEBUG) {
+                traced::<S>(id, from, &event.name(), None, &result);
+            }
             result
         }
         // Out of line and returning the whole `Result`: the error is written where the caller
@@ -508,8 +582,35 @@ fn fire<S: FsmSpec>(
         step => {
             let refusal = refuse::<S>(state, step, from, event, &params);
             discard(params);
+            if trace::on!(DEBUG) {
+                traced::<S>(id, from, &event.name(), None, &refusal);
+            }
             refusal
         }
+    }
+}
+
+/// The trace event of a step: a transition (`to` is `None` for an internal one), or the refusal
+/// its error is.
+#[cold]
+#[inline(never)]
+fn traced<S: FsmSpec>(
+    id: &str,
+    from: S::State,
+    event: &dyn std::fmt::Display,
+    to: Option<S::State>,
+    result: &Result<Vec<Directive>, AgentError>,
+) {
+    match result {
+        Ok(_) => trace::transition(
+            S::NAME,
+            id,
+            from.name(),
+            event,
+            to.unwrap_or(from).name(),
+            to.is_none(),
+        ),
+        Err(error) => trace::refused(S::NAME, id, from.name(), event, error),
     }
 }
 
@@ -565,24 +666,45 @@ fn on_timer<S: FsmSpec>(agent: &mut Agent<S>, params: Value) -> Result<Vec<Direc
         serde_json::from_value(params).map_err(|e| AgentError::Strategy {
             message: format!("malformed `{TIMEOUT_SIGNAL}` data: {e}"),
         })?;
-    let (state, fsm) = agent.parts_mut();
+    let (id, state, fsm) = agent.parts_with_id();
     // Armed for an earlier visit (or another state): the machine has moved on.
-    if fired.generation != fsm.generation || fired.state != fsm.state {
+    let stale = if S::NESTED {
+        !fsm.timers.contains(&(fired.state, fired.generation))
+    } else {
+        fired.generation != fsm.generation || fired.state != fsm.state
+    };
+    if stale {
         return Ok(Vec::new());
     }
-    let from = fsm.state;
-    match S::timeout(state, from) {
-        Step::Fire(row, to) => take(state, fsm, to, S::row_action(row), &Value::Null),
-        Step::Stay(row) => stay(state, fsm, S::row_action(row), &Value::Null),
+    let from = if S::NESTED { fired.state } else { fsm.state };
+    let (to, result) = match S::timeout(state, from) {
+        Step::Fire(row, to) if S::NESTED => {
+            let result = statechart::take(id, state, fsm, row, to, &Value::Null);
+            (Some(fsm.state), result)
+        }
+        Step::Fire(row, to) => (
+            Some(to),
+            take(id, state, fsm, to, S::row_action(row), &Value::Null),
+        ),
+        Step::Stay(row) => (None, stay(id, state, fsm, S::row_action(row), &Value::Null)),
         // A timer for a state without an `after` row (a checkpoint of an older machine).
-        Step::Invalid => Ok(Vec::new()),
-        step => Err(refused::<S>(state, step, from, None, &Value::Null)),
+        Step::Invalid => return Ok(Vec::new()),
+        step => (
+            None,
+            Err(refused::<S>(state, step, from, None, &Value::Null)),
+        ),
+    };
+    if trace::on!(DEBUG) {
+        let event = S::after(from).map_or_else(|| "after".to_string(), after_name);
+        traced::<S>(id, from, &event, to, &result);
     }
+    result
 }
 
 /// Takes a transition: exit, row action, entry (all or nothing); then the new position and timer.
 #[inline(always)]
 fn take<S: FsmSpec>(
+    id: &str,
     state: &mut S,
     fsm: &mut FsmState<S::State>,
     to: S::State,
@@ -594,7 +716,7 @@ fn take<S: FsmSpec>(
     let enter = S::enter(to);
     let mut out = Vec::new();
     if exit.is_some() || action.is_some() || enter.is_some() {
-        run_actions(state, exit, action, params, enter, &mut out)?;
+        run_actions(id, state, exit, action, params, enter, &mut out)?;
     }
     // Async actions started in the state being left are cancelled: all of them, since every
     // transition empties the list.
@@ -615,6 +737,7 @@ fn take<S: FsmSpec>(
 /// generation (so the state's timer) and the async actions of the state are untouched.
 #[inline(always)]
 fn stay<S: FsmSpec>(
+    id: &str,
     state: &mut S,
     fsm: &mut FsmState<S::State>,
     action: Option<FsmAction<S>>,
@@ -622,7 +745,7 @@ fn stay<S: FsmSpec>(
 ) -> Result<Vec<Directive>, AgentError> {
     let mut out = Vec::new();
     if action.is_some() {
-        run_actions(state, None, action, params, None, &mut out)?;
+        run_actions(id, state, None, action, params, None, &mut out)?;
     }
     fsm.started = true;
     Ok(out)
@@ -640,6 +763,7 @@ fn cancel_in_flight(in_flight: &mut Vec<String>, out: &mut Vec<Directive>) {
 /// Runs actions in order on `state`, applying each one's state operations before
 /// the next runs; if one fails, `state` is restored and `out` emptied.
 fn run_actions<S: AgentSpec>(
+    id: &str,
     state: &mut S,
     exit: Option<FsmAction<S>>,
     action: Option<FsmAction<S>>,
@@ -653,13 +777,13 @@ fn run_actions<S: AgentSpec>(
     let backup = state.clone();
     let ran = (|| {
         if let Some(exit) = exit {
-            run_one(state, exit, &Value::Null, out)?;
+            run_one(id, state, exit, &Value::Null, out)?;
         }
         if let Some(action) = action {
-            run_one(state, action, params, out)?;
+            run_one(id, state, action, params, out)?;
         }
         if let Some(enter) = enter {
-            run_one(state, enter, &Value::Null, out)?;
+            run_one(id, state, enter, &Value::Null, out)?;
         }
         Ok(())
     })();
@@ -674,6 +798,7 @@ fn run_actions<S: AgentSpec>(
 /// its directives. On `Err` the state may be half changed: the caller restores it.
 #[inline]
 fn run_one<S: AgentSpec>(
+    id: &str,
     state: &mut S,
     action: FsmAction<S>,
     params: &Value,
@@ -683,6 +808,7 @@ fn run_one<S: AgentSpec>(
         action: Name::Borrowed(action.name),
         error,
     };
+    let started = trace::start();
     // The outcome is used where the action wrote it, through references: moving it (two
     // vectors) between stack slots costs store-forwarding stalls that dominate a small action.
     let ran = catch_unwind(AssertUnwindSafe(|| {
@@ -700,11 +826,19 @@ fn run_one<S: AgentSpec>(
             Err(_) => result.map(drop),
         }
     }));
-    match ran {
+    let ran = match ran {
         Ok(Ok(())) => Ok(()),
-        Ok(Err(error)) => Err(fail(error)),
-        Err(payload) => Err(fail(ActionError::panicked(action.name, payload.as_ref()))),
+        Ok(Err(error)) => Err(error),
+        Err(payload) => Err(ActionError::panicked(action.name, payload.as_ref())),
+    };
+    if started.is_some() {
+        let (outcome, error) = match &ran {
+            Ok(()) => (Ran::Success, None),
+            Err(error) => (Ran::Failure, Some(error)),
+        };
+        trace::action_ran(S::NAME, id, action.name, started, outcome, error);
     }
+    ran.map_err(fail)
 }
 
 /// Drops parameters nobody takes; the usual `null` without a call to `Value`'s destructor,

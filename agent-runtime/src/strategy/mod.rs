@@ -7,6 +7,7 @@ pub mod fsm;
 
 pub use behavior_tree::{BehaviorTree, BehaviorTreeState, TreeAgent, render_tree};
 pub use direct::{Direct, DirectState};
+pub(crate) use dispatch::dispatch_action_of;
 pub use dispatch::{Dispatch, complete_action, dispatch_action};
 pub use fsm::{Fsm, FsmSpec, FsmState};
 
@@ -83,6 +84,14 @@ pub trait Strategy<S: AgentSpec>: 'static {
     /// The model aliases the strategy calls (AI strategies); a host without them refuses to
     /// start the agent, listing the aliases it has.
     fn required_models() -> Vec<&'static str> {
+        Vec::new()
+    }
+
+    /// Keywords in the parameter schemas of the tools the strategy offers a model that the
+    /// argument validator does not enforce (AI strategies), as
+    /// `` tool `lookup`: `pattern` at `/properties/code` ``; a host refuses to start the agent
+    /// when there is one.
+    fn tool_schema_problems() -> Vec<String> {
         Vec::new()
     }
 

@@ -2,6 +2,7 @@
 
 mod schema;
 
+use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -44,10 +45,13 @@ pub(crate) struct Connection {
 pub(crate) struct Statements {
     pub(crate) save: Statement,
     pub(crate) save_fenced: Statement,
+    pub(crate) save_fenced_many: Statement,
     pub(crate) load: Statement,
+    pub(crate) load_many: Statement,
     pub(crate) delete: Statement,
     pub(crate) keys: Statement,
     pub(crate) claim: Statement,
+    pub(crate) claim_many: Statement,
     pub(crate) renew: Statement,
     pub(crate) release: Statement,
     pub(crate) holder: Statement,
@@ -62,10 +66,13 @@ impl Statements {
         Ok(Statements {
             save: client.prepare(schema::SAVE).await?,
             save_fenced: client.prepare(schema::SAVE_FENCED).await?,
+            save_fenced_many: client.prepare(schema::SAVE_FENCED_MANY).await?,
             load: client.prepare(schema::LOAD).await?,
+            load_many: client.prepare(schema::LOAD_MANY).await?,
             delete: client.prepare(schema::DELETE).await?,
             keys: client.prepare(schema::KEYS).await?,
             claim: client.prepare(schema::CLAIM).await?,
+            claim_many: client.prepare(schema::CLAIM_MANY).await?,
             renew: client.prepare(schema::RENEW).await?,
             release: client.prepare(schema::RELEASE).await?,
             holder: client.prepare(schema::HOLDER).await?,
@@ -260,16 +267,48 @@ impl PostgresStore {
             })
             .await?;
         let Some(row) = row else { return Ok(None) };
-        let intact: bool = row.get(1);
-        if !intact {
-            return Err(StoreError::io(
-                "load",
-                key,
-                "the stored bytes do not match their checksum (the row was altered outside the store); restore it from a backup or delete it",
-            ));
-        }
-        Ok(Some((row.get(0), row.get(2))))
+        intact(key, &row, 0).map(Some)
     }
+
+    /// [`load_with_seen`](PostgresStore::load_with_seen) for many keys in one query: the keys
+    /// that have a checkpoint, each with it (or the error of a checkpoint whose checksum no
+    /// longer matches).
+    pub async fn load_many_with_seen(
+        &self,
+        keys: &[String],
+    ) -> Result<HashMap<String, Result<(Vec<u8>, Vec<String>), StoreError>>, StoreError> {
+        let first = keys.first().map_or("", String::as_str);
+        let rows = self
+            .with_retry("load", first, |conn| async move {
+                conn.client.query(&conn.sql.load_many, &[&keys]).await
+            })
+            .await?;
+        Ok(rows
+            .iter()
+            .map(|row| {
+                let key: String = row.get(0);
+                let checkpoint = intact(&key, row, 1);
+                (key, checkpoint)
+            })
+            .collect())
+    }
+}
+
+/// The checkpoint and ids of a row whose columns from `at` are (bytes, checksum matches, ids).
+fn intact(
+    key: &str,
+    row: &tokio_postgres::Row,
+    at: usize,
+) -> Result<(Vec<u8>, Vec<String>), StoreError> {
+    let matches: bool = row.get(at + 1);
+    if !matches {
+        return Err(StoreError::io(
+            "load",
+            key,
+            "the stored bytes do not match their checksum (the row was altered outside the store); restore it from a backup or delete it",
+        ));
+    }
+    Ok((row.get(at), row.get(at + 2)))
 }
 
 /// The error with the server's own message (tokio-postgres shows only "db error").

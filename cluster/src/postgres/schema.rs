@@ -54,9 +54,40 @@ ON CONFLICT (key) DO UPDATE SET checkpoint = EXCLUDED.checkpoint, checksum = EXC
     saved_at = EXCLUDED.saved_at
 WHERE stratagem_checkpoints.fencing_token <= EXCLUDED.fencing_token";
 
+/// Many fenced writes in one statement (one commit, one WAL flush), each under the same rules
+/// as [`SAVE_FENCED`]: row `i` is `($1[i], $2[i])` written under the lease `($1[i], $3[i],
+/// $4[i])` with the ids `$5[i]` (a JSON array). Returns the keys written; the others were
+/// refused. The keys must be distinct (one statement cannot update a row twice).
+pub(super) const SAVE_FENCED_MANY: &str = "
+WITH input AS (
+    SELECT * FROM unnest($1::text[], $2::bytea[], $3::text[], $4::bigint[], $5::text[])
+        AS i(key, checkpoint, owner, token, seen)
+), fenced AS (
+    SELECT input.* FROM input JOIN stratagem_leases lease
+        ON lease.key = input.key AND lease.owner = input.owner AND lease.token = input.token
+        AND lease.expires_at > now()
+    ORDER BY input.key
+    FOR SHARE OF lease
+)
+INSERT INTO stratagem_checkpoints (key, checkpoint, checksum, fencing_token, seen_ids, saved_at)
+SELECT key, checkpoint, md5(checkpoint), token,
+    ARRAY(SELECT jsonb_array_elements_text(seen::jsonb)), now()
+FROM fenced
+ORDER BY key
+ON CONFLICT (key) DO UPDATE SET checkpoint = EXCLUDED.checkpoint, checksum = EXCLUDED.checksum,
+    fencing_token = EXCLUDED.fencing_token, seen_ids = EXCLUDED.seen_ids,
+    saved_at = EXCLUDED.saved_at
+WHERE stratagem_checkpoints.fencing_token <= EXCLUDED.fencing_token
+RETURNING key";
+
 /// The checkpoint, whether its checksum still matches, and the ids of the signals it includes.
 pub(super) const LOAD: &str = "
 SELECT checkpoint, checksum = md5(checkpoint), seen_ids FROM stratagem_checkpoints WHERE key = $1";
+
+/// [`LOAD`] for many keys: the rows found, each with its key.
+pub(super) const LOAD_MANY: &str = "
+SELECT key, checkpoint, checksum = md5(checkpoint), seen_ids FROM stratagem_checkpoints
+WHERE key = ANY($1::text[])";
 
 pub(super) const DELETE: &str = "DELETE FROM stratagem_checkpoints WHERE key = $1";
 
@@ -71,6 +102,16 @@ ON CONFLICT (key) DO UPDATE SET owner = EXCLUDED.owner, token = stratagem_leases
     expires_at = EXCLUDED.expires_at
 WHERE stratagem_leases.expires_at <= now() OR stratagem_leases.owner = EXCLUDED.owner
 RETURNING token";
+
+/// [`CLAIM`] for many keys at once (one commit): returns the keys claimed, with their tokens.
+pub(super) const CLAIM_MANY: &str = "
+INSERT INTO stratagem_leases (key, owner, token, expires_at)
+SELECT key, $2, 1, now() + make_interval(secs => $3::float8)
+FROM unnest($1::text[]) AS i(key) ORDER BY key
+ON CONFLICT (key) DO UPDATE SET owner = EXCLUDED.owner, token = stratagem_leases.token + 1,
+    expires_at = EXCLUDED.expires_at
+WHERE stratagem_leases.expires_at <= now() OR stratagem_leases.owner = EXCLUDED.owner
+RETURNING key, token";
 
 /// Extends the live leases of an owner among `keys`; what comes back is what it still holds.
 /// An expired lease is not revived: it must be claimed again, under a new token. Only the

@@ -208,16 +208,17 @@ pub async fn counts(store: &PostgresStore, field: &str) -> BTreeMap<String, u64>
     counts
 }
 
-/// Waits (up to `limit`) until `done` holds, polling; panics with `what` otherwise.
-pub async fn wait_until<F, Fut>(limit: Duration, what: &str, mut done: F)
+/// Waits (up to `limit`) until `done` holds, polling, and returns what it found; panics with
+/// `what` otherwise.
+pub async fn wait_until<T, F, Fut>(limit: Duration, what: &str, mut done: F) -> T
 where
     F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Result<(), String>>,
+    Fut: std::future::Future<Output = Result<T, String>>,
 {
     let started = Instant::now();
     loop {
         match done().await {
-            Ok(()) => return,
+            Ok(found) => return found,
             Err(state) if started.elapsed() > limit => {
                 panic!("{what} did not happen within {limit:?}: {state}")
             }

@@ -91,6 +91,17 @@ codes! {
     FSM_TWO_AFTERS = "E0310", "two `after` rows on one state";
     /// A state declared `terminal` twice, or two `enter` (or `exit`) actions for one state.
     FSM_DUPLICATE_DECLARATION = "E0311", "duplicate FSM state declaration";
+    /// A compound state (`state X { ... }`) without `initial`.
+    FSM_COMPOUND_NO_INITIAL = "E0312", "compound state without initial state";
+    /// A state name declared in two blocks of a statechart.
+    FSM_AMBIGUOUS_STATE = "E0313", "state declared in two blocks";
+    /// A history pseudo-state outside a compound state, used as a state, or with a default
+    /// outside its compound state.
+    FSM_MISPLACED_HISTORY = "E0314", "misplaced history pseudo-state";
+    /// `terminal` inside a compound state's block.
+    FSM_NESTED_TERMINAL = "E0315", "terminal state inside a compound state";
+    /// `A -> local B` where `B` is not inside `A`.
+    FSM_LOCAL_OUTSIDE = "E0316", "local transition to a state outside its source";
 
     /// `subtree X` naming no behavior.
     TREE_UNKNOWN_SUBTREE = "E0401", "unknown subtree";

@@ -2,12 +2,13 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use crate::model::ident::Case;
 use crate::model::{FsmDef, Name, RowDef, Span, Trigger, event_variant};
 
 use super::codes;
 use super::ctxt::Ctxt;
 use super::diagnostic::Diagnostic;
-use super::names::check_identifier;
+use super::names::{check_ident, check_identifier};
 use super::suggest::closest;
 
 /// Names the generated `<Agent>State` / `<Agent>Event` enums use for their own items; a state or
@@ -21,7 +22,11 @@ pub(crate) fn check_fsm(cx: &Ctxt, fsm: &FsmDef) {
     initial(cx, fsm);
     declarations(cx, fsm, &states);
     rows(cx, fsm);
-    reachability(cx, fsm, &states);
+    if fsm.is_nested() {
+        super::statechart::check_statechart(cx, fsm);
+    } else {
+        reachability(cx, fsm, &states);
+    }
 }
 
 /// States and events become Rust identifiers (variants of `<Agent>State` / `<Agent>Event`).
@@ -33,7 +38,7 @@ fn names(cx: &Ctxt, fsm: &FsmDef, states: &[&Name]) {
     let events = fsm.events();
     let mut variants: HashMap<String, &Name> = HashMap::new();
     for event in &events {
-        check_identifier(cx, event, "event");
+        check_ident(cx, event, "event", Case::UpperCamel);
         let variant = event_variant(&event.value);
         reserved(cx, event, &variant, "event");
         let first = *variants.entry(variant.clone()).or_insert(event);
@@ -277,7 +282,7 @@ fn same_trigger(cx: &Ctxt, row: &RowDef, shadow: &RowDef, trigger: &str, at: Spa
     cx.push(diagnostic);
 }
 
-/// Unreachable states and non-terminal dead ends.
+/// Unreachable states and non-terminal dead ends (of a flat machine).
 fn reachability(cx: &Ctxt, fsm: &FsmDef, states: &[&Name]) {
     let Some(initial) = fsm.initial_state() else {
         return;
@@ -302,52 +307,62 @@ fn reachability(cx: &Ctxt, fsm: &FsmDef, states: &[&Name]) {
     }
     for state in states {
         if !reached[state.value.as_str()] {
-            let others = states
-                .iter()
-                .map(|s| s.value.as_str())
-                .filter(|s| *s != state.value);
-            let help = match closest(&state.value, others) {
-                Some(close) => format!(
-                    "it may be a typo: did you mean `{close}`? Otherwise add a row that leads to `{}`",
-                    state.value
-                ),
-                None => format!(
-                    "it may be a typo; otherwise add a row that leads to `{}`",
-                    state.value
-                ),
-            };
-            cx.push(
-                Diagnostic::error(
-                    codes::FSM_UNREACHABLE,
-                    state.span,
-                    format!(
-                        "state `{}` is unreachable from the initial state `{}`",
-                        state.value, initial.value
-                    ),
-                )
-                .label("no row leads here")
-                .help(help),
-            );
+            unreachable(cx, states, state, initial);
         }
         let terminal = terminals.contains(state.value.as_str());
         if !terminal && !by_state.contains_key(state.value.as_str()) {
-            cx.push(
-                Diagnostic::error(
-                    codes::FSM_DEAD_END,
-                    state.span,
-                    format!(
-                        "state `{}` is not terminal and no row leaves it",
-                        state.value
-                    ),
-                )
-                .label("the machine would be stuck here")
-                .help(format!(
-                    "mark it `terminal {}` if it ends the machine, or add a row that leaves it",
-                    state.value
-                )),
-            );
+            dead_end(cx, state);
         }
     }
+}
+
+/// E0307 for `state`.
+pub(super) fn unreachable(cx: &Ctxt, states: &[&Name], state: &Name, initial: &Name) {
+    let others = states
+        .iter()
+        .map(|s| s.value.as_str())
+        .filter(|s| *s != state.value);
+    let help = match closest(&state.value, others) {
+        Some(close) => format!(
+            "it may be a typo: did you mean `{close}`? Otherwise add a row that leads to `{}`",
+            state.value
+        ),
+        None => format!(
+            "it may be a typo; otherwise add a row that leads to `{}`",
+            state.value
+        ),
+    };
+    cx.push(
+        Diagnostic::error(
+            codes::FSM_UNREACHABLE,
+            state.span,
+            format!(
+                "state `{}` is unreachable from the initial state `{}`",
+                state.value, initial.value
+            ),
+        )
+        .label("no row leads here")
+        .help(help),
+    );
+}
+
+/// E0308 for `state`.
+pub(super) fn dead_end(cx: &Ctxt, state: &Name) {
+    cx.push(
+        Diagnostic::error(
+            codes::FSM_DEAD_END,
+            state.span,
+            format!(
+                "state `{}` is not terminal and no row leaves it",
+                state.value
+            ),
+        )
+        .label("the machine would be stuck here")
+        .help(format!(
+            "mark it `terminal {}` if it ends the machine, or add a row that leaves it",
+            state.value
+        )),
+    );
 }
 
 #[cfg(test)]

@@ -12,10 +12,15 @@ pub mod explain;
 mod file;
 pub mod fsm;
 mod names;
+<<<<<<< HEAD
 mod plugins;
+=======
+pub mod quote;
+>>>>>>> main
 mod reasoning;
 mod routes;
 mod settings;
+mod statechart;
 pub mod suggest;
 pub mod tree;
 

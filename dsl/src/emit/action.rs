@@ -26,6 +26,13 @@ pub fn action(def: &ActionDef, shape: &ActionShape) -> TokenStream {
         Some(ty) => quote!(#ty),
         None => quote!(#krate::NoParams),
     };
+    // A type that cannot be parameters (most often the state taken by value) is reported at
+    // the parameter with the runtime's explanation, beside rustc's own missing-trait error.
+    let params_check = shape.params.as_ref().map(|ty| {
+        let span = syn::spanned::Spanned::span(ty);
+        let check = quote_spanned!(span=> #krate::__private::action_params::<#ty>);
+        quote!(const _: () = { let _ = #check; };)
+    });
     let (generics, state) = match &shape.state {
         StateAccess::None => (quote!(<__S: ::core::marker::Send + 'static>), quote!(__S)),
         StateAccess::Mut(ty) | StateAccess::Shared(ty) => (quote!(), quote!(#ty)),
@@ -116,6 +123,7 @@ pub fn action(def: &ActionDef, shape: &ActionShape) -> TokenStream {
         }
 
         #body
+        #params_check
     }
 }
 

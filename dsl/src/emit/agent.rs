@@ -3,6 +3,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
+use super::rust_names::rust_path;
 use super::{ident, runtime};
 use crate::model::{AgentDef, BehaviorDef, RouteTargetDef, StrategyDef};
 
@@ -58,7 +59,10 @@ pub fn agent_with_behaviors(def: &AgentDef, behaviors: &[BehaviorDef]) -> TokenS
         _ => None,
     };
     let action_refs = super::ai::action_refs(def, ai);
-    let action_paths: Vec<&syn::Path> = action_refs.iter().map(|a| &a.path.value).collect();
+    let action_paths: Vec<TokenStream> = action_refs
+        .iter()
+        .map(|a| rust_path(&a.path.value))
+        .collect();
     let action_names: Vec<&str> = action_refs.iter().map(|a| a.name.value.as_str()).collect();
     let action_count = action_refs.len();
     let indices = 0..action_count;

@@ -4,10 +4,12 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 
-use super::{ident, local};
+use super::rust_names::rust_path;
+use super::{event_ident, ident, local};
 use crate::check::fsm::RESERVED;
 use crate::graph;
-use crate::model::{AgentDef, FsmDef, HookKind, RowDef, TerminalKind, event_variant};
+use crate::model::ident::{Case, rust_ident};
+use crate::model::{AgentDef, FsmDef, HookKind, RowDef, TerminalKind};
 
 /// The name of the generated state enum.
 pub fn state_enum(agent: &str) -> String {
@@ -35,13 +37,16 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
     let event_names: Vec<&str> = events.iter().map(|e| e.value.as_str()).collect();
     let event_variants: Vec<syn::Ident> = events
         .iter()
-        .map(|e| ident(&event_variant(&e.value), e.span))
+        .map(|e| event_ident(&e.value, e.span))
         .collect();
 
     let state_docs = state_names.iter().map(|n| format!("`{n}`"));
     let event_docs = event_names.iter().map(|n| format!("`{n}`"));
-    let initial = fsm
-        .initial_state()
+    // A statechart: its hierarchy (`None` for a flat machine, whose code does not change).
+    let nesting = super::statechart::Nesting::new(fsm);
+    let initial = nesting
+        .as_ref()
+        .map_or_else(|| fsm.initial_state(), |n| n.initial(fsm))
         .map(|s| ident(&s.value, s.span))
         .unwrap_or_else(|| state_variants[0].clone());
     let dot = graph::fsm::dot(name, fsm);
@@ -82,10 +87,23 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
         .collect();
     let no_rows = Vec::new();
     let rows_of = |state: &str| by_state.get(state).unwrap_or(&no_rows);
+    // The rows an event may fire in a state: in a statechart, the leaf's then its ancestors'.
+    let event_rows_of = |state: &str| match &nesting {
+        Some(n) => n.event_rows(state),
+        None => rows_of(state).as_slice(),
+    };
+    // A row's target state: in a statechart, the leaf it enters by default.
+    let target = |row: &RowDef| match &nesting {
+        Some(n) => {
+            let leaf = n.target(row);
+            ident(&leaf.value, row.to.span)
+        }
+        None => ident(&row.to.value, row.to.span),
+    };
     // For each state: its event rows grouped by event, in the events' order.
     let event_groups = |state: &str| -> Vec<(usize, Vec<&RowDef>)> {
         let mut groups: Vec<(usize, Vec<&RowDef>)> = Vec::new();
-        for row in rows_of(state) {
+        for row in event_rows_of(state) {
             let Some(event) = row.event() else { continue };
             let index = event_index[event.value.as_str()];
             match groups.iter_mut().find(|(i, _)| *i == index) {
@@ -120,8 +138,8 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
         event_groups(&state.value).into_iter().map(|(i, rows)| {
             let event = events[i];
             let s = ident(&state.value, state.span);
-            let e = ident(&event_variant(&event.value), event.span);
-            let body = guarded(&numbered(&row_index, &rows), &rt);
+            let e = event_ident(&event.value, event.span);
+            let body = guarded(&numbered(&row_index, &rows), &rt, &target);
             quote!((__S::#s, __E::#e) => #body)
         })
     });
@@ -135,14 +153,14 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
             return None;
         }
         let s = ident(&state.value, state.span);
-        let body = guarded(&numbered(&row_index, &rows), &rt);
+        let body = guarded(&numbered(&row_index, &rows), &rt, &target);
         Some(quote!(__S::#s => #body))
     });
     let guard_error_arms = indexed.iter().filter_map(|(i, row)| {
         let guard = row.guard.as_ref()?;
         let name = path_text(&guard.value);
         let span = guard.span.to_proc_macro();
-        let path = &guard.value;
+        let path = rust_path(&guard.value);
         let (agent, params) = (local("agent"), local("params"));
         let check = quote_spanned!(span=> #rt::Guard::<Self, _>::check(&#path, #name, #agent, #params));
         Some(quote! {
@@ -153,7 +171,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
         })
     });
     let action_arms = indexed.iter().filter_map(|(i, row)| {
-        let path = &row.action.as_ref()?.value;
+        let path = rust_path(&row.action.as_ref()?.value);
         Some(quote!(#i => ::core::option::Option::Some(#rt::FsmAction::<Self>::of::<#path>())))
     });
     let guard_list = |rows: Vec<&RowDef>| {
@@ -171,7 +189,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
             .filter(|(_, rows)| rows.iter().any(|r| r.guard.is_some()))
             .map(|(i, rows)| {
                 let event = events[i];
-                let e = ident(&event_variant(&event.value), event.span);
+                let e = event_ident(&event.value, event.span);
                 let list = guard_list(rows);
                 quote!((__S::#s, ::core::option::Option::Some(__E::#e)) => #list)
             })
@@ -202,11 +220,19 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
             .filter_map(move |state| {
                 let hook = fsm.hook(kind, &state.value)?;
                 let s = ident(&state.value, state.span);
-                let action = &hook.action.value;
+                let action = rust_path(&hook.action.value);
                 Some(quote!(#state_ty::#s => ::core::option::Option::Some(#rt::FsmAction::<Self>::of::<#action>())))
             })
             .collect::<Vec<_>>()
     };
+    let nested_spec = nesting
+        .as_ref()
+        .map(|n| n.spec_items(fsm, &state_ty))
+        .unwrap_or_default();
+    let nested_state = nesting
+        .as_ref()
+        .map(|n| n.state_items(&state_ty))
+        .unwrap_or_default();
     let enter_arms = hook_arms(HookKind::Enter);
     let exit_arms = hook_arms(HookKind::Exit);
     let end_arms = fsm.terminals.iter().map(|t| {
@@ -234,6 +260,8 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
         }
 
         #enum_items
+
+        #nested_state
 
         impl #state_ty {
             /// The machine as a Graphviz `digraph`.
@@ -393,6 +421,8 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
                     _ => ::core::option::Option::None,
                 }
             }
+
+            #nested_spec
         }
     }
 }
@@ -411,10 +441,14 @@ fn numbered<'a>(
 /// `if g1(agent) { Fire(1, To1) } else if g2(agent) { Fire(2, To2) } else { Rejected }`.
 /// Written inside the generated function, where `__S`, `__Step` and `__R` name the state enum,
 /// `Step` and `Result` (short paths: a 10,000-state machine has 20,000 arms).
-fn guarded(rows: &[(u32, &RowDef)], rt: &TokenStream) -> TokenStream {
+fn guarded(
+    rows: &[(u32, &RowDef)],
+    rt: &TokenStream,
+    target: &dyn Fn(&RowDef) -> syn::Ident,
+) -> TokenStream {
     let mut body = quote!(__Step::Rejected);
     for (index, row) in rows.iter().rev() {
-        let to = ident(&row.to.value, row.to.span);
+        let to = target(row);
         let fire = if row.internal {
             quote!(__Step::Stay(#index))
         } else {
@@ -424,7 +458,7 @@ fn guarded(rows: &[(u32, &RowDef)], rt: &TokenStream) -> TokenStream {
             Some(guard) => {
                 let name = path_text(&guard.value);
                 let span = guard.span.to_proc_macro();
-                let guard = &guard.value;
+                let guard = rust_path(&guard.value);
                 // Only the call is spanned: `agent` and `params` keep the generated code's
                 // mixed-site hygiene (a guard may be called `agent`, or come from a
                 // `macro_rules!` expansion).
@@ -532,17 +566,19 @@ pub fn fsm_fallback(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenS
     let agent = ident(&def.name.value, def.name.span);
     let state_ty = format_ident!("{}", state_enum(&def.name.value));
     let event_ty = format_ident!("{}", event_enum(&def.name.value));
-    let valid = |name: &str| crate::check::is_identifier(name) && !RESERVED.contains(&name);
+    let valid =
+        |ident: &Result<String, _>| matches!(ident, Ok(i) if !RESERVED.contains(&i.as_str()));
     let states = fsm
         .states()
         .into_iter()
-        .filter(|s| valid(&s.value))
+        .filter(|s| valid(&rust_ident(&s.value, Case::AsWritten)))
         .map(|s| ident(&s.value, s.span));
     let events = fsm
         .events()
         .into_iter()
-        .map(|e| event_variant(&e.value))
-        .filter(|e| valid(e))
+        .map(|e| rust_ident(&e.value, Case::UpperCamel))
+        .filter(valid)
+        .flatten()
         .collect::<std::collections::BTreeSet<_>>()
         .into_iter()
         .map(|e| format_ident!("{}", e));

@@ -5,8 +5,13 @@ mod action;
 mod agent;
 mod ai;
 mod fsm;
+<<<<<<< HEAD
 mod plugins;
+=======
+pub mod rust_names;
+>>>>>>> main
 mod state;
+mod statechart;
 pub mod tree;
 
 pub use action::{action, action_fallback};
@@ -18,6 +23,7 @@ pub use state::state_struct;
 use proc_macro2::TokenStream;
 use quote::quote;
 
+use crate::model::ident::{Case, to_ident};
 use crate::model::{Setting, Span};
 
 /// The path generated code uses to reach the runtime.
@@ -28,9 +34,15 @@ pub fn runtime(setting: &Setting<syn::Path>) -> TokenStream {
     }
 }
 
-/// An identifier for a model name, carrying its span when it came from a macro.
+/// An identifier for a model name, carrying its span when it came from a macro. Built by the
+/// one naming rule ([`crate::model::ident`]) the checker applies, so it never panics.
 pub fn ident(name: &str, span: Span) -> syn::Ident {
-    syn::Ident::new(name, span.to_proc_macro())
+    to_ident(name, Case::AsWritten, span.to_proc_macro())
+}
+
+/// The `<Agent>Event` variant of an event (`add_item` -> `AddItem`).
+pub fn event_ident(name: &str, span: Span) -> syn::Ident {
+    to_ident(name, Case::UpperCamel, span.to_proc_macro())
 }
 
 /// A local variable of generated code: mixed-site (`macro_rules!` hygiene), so no name of the

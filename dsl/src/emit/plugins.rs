@@ -51,6 +51,8 @@ pub fn plugins_fn(def: &AgentDef, krate: &TokenStream) -> TokenStream {
         Mounted::Declared(plugin) => declared(plugin, krate),
     });
     quote! {
+        // Every option given leaves `..Default::default()` with nothing to fill.
+        #[allow(clippy::needless_update)]
         fn plugins() -> &'static #krate::plugin::PluginStack {
             static PLUGINS: #krate::__private::OnceLock<#krate::plugin::PluginStack> =
                 #krate::__private::OnceLock::new();

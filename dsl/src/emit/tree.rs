@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 
+use super::rust_names::rust_path;
 use super::{ident, runtime};
 use crate::model::{
     AgentDef, BehaviorDef, BtDef, Literal, NodeDef, NodeKind, TreeRef, TreeStrategyDef,
@@ -102,6 +103,7 @@ fn action_fn(cx: &Cx<'_>, root: &NodeDef, fn_name: &str) -> TokenStream {
     let mut paths = Vec::new();
     collect_actions(cx, root, &mut seen, &mut paths);
     let names = paths.iter().map(|p| path_name(p));
+    let paths = paths.iter().map(|p| rust_path(p));
     let fn_name = syn::Ident::new(fn_name, proc_macro2::Span::call_site());
     quote! {
         #[allow(unreachable_patterns)]
@@ -389,14 +391,14 @@ fn node_expr(cx: &Cx<'_>, node: &NodeDef) -> TokenStream {
         }
         NodeKind::Condition(path) => {
             let name = path_name(&path.value);
-            let p = &path.value;
+            let p = rust_path(&path.value);
             let state = &cx.state;
             // Spanned at the path: a function that is not `fn(&State) -> bool` is reported there.
             quote_spanned!(path.span.to_proc_macro()=> #rt::condition::<#state, _>(#name, #p))
         }
         NodeKind::Action { path, args } => {
             let state = &cx.state;
-            let p = &path.value;
+            let p = rust_path(&path.value);
             let args = args.iter().map(|a| {
                 let name = &a.name.value;
                 let value = arg(rt, &a.value.value);

@@ -23,7 +23,7 @@
 use std::collections::HashMap;
 use std::fmt::Write;
 
-use crate::model::{DurationMs, FsmDef, HookKind, RowDef, TerminalKind, Trigger};
+use crate::model::{Chart, DurationMs, FsmDef, HookKind, RowDef, TerminalKind, Trigger};
 
 /// The machine as a Graphviz `digraph` named `name` (usually the agent's name).
 ///
@@ -33,13 +33,32 @@ pub fn dot(name: &str, fsm: &FsmDef) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "digraph {} {{", quote_id(name));
     out.push_str("    rankdir=LR;\n");
+    let chart = fsm.is_nested().then(|| Chart::new(fsm));
+    if chart.is_some() {
+        // Edges may end at a cluster's border.
+        out.push_str("    compound=true;\n");
+    }
     out.push_str("    node [shape=box, style=rounded];\n");
     if let Some(initial) = fsm.initial_state() {
         out.push_str("    __start [shape=point];\n");
-        let _ = writeln!(out, "    __start -> {};", quote_id(&initial.value));
+        let _ = writeln!(
+            out,
+            "    __start -> {};",
+            edge_end(chart.as_ref(), &initial.value, "lhead")
+        );
+    }
+    if let Some(chart) = &chart {
+        super::statechart::dot_clusters(fsm, chart, &mut out, quote_id, quote_str, path);
     }
     let internal = internal_lines(fsm);
     for state in fsm.states() {
+        if chart
+            .as_ref()
+            .is_some_and(|c| c.id(&state.value).is_some_and(|id| c.compound[id]))
+        {
+            // A compound state is a cluster: its hooks are in the cluster's label.
+            continue;
+        }
         let mut attrs = Vec::new();
         let hooks = hook_lines(fsm, &state.value, &internal);
         if !hooks.is_empty() {
@@ -67,16 +86,46 @@ pub fn dot(name: &str, fsm: &FsmDef) -> String {
         }
     }
     for row in fsm.rows.iter().filter(|r| !r.internal) {
-        let _ = writeln!(
-            out,
-            "    {} -> {} [label={}];",
-            quote_id(&row.from.value),
-            quote_id(&row.to.value),
-            quote_str(&label(row))
-        );
+        match &chart {
+            None => {
+                let _ = writeln!(
+                    out,
+                    "    {} -> {} [label={}];",
+                    quote_id(&row.from.value),
+                    quote_id(&row.to.value),
+                    quote_str(&label(row))
+                );
+            }
+            Some(chart) => {
+                let (from, ltail) = super::statechart::endpoint(chart, &row.from.value);
+                let (to, lhead) = super::statechart::endpoint(chart, &row.to.value);
+                let clip = ltail
+                    .map(|c| format!(", ltail={}", quote_id(&c)))
+                    .into_iter()
+                    .chain(lhead.map(|c| format!(", lhead={}", quote_id(&c))))
+                    .collect::<String>();
+                let _ = writeln!(
+                    out,
+                    "    {} -> {} [label={}{clip}];",
+                    quote_id(&from),
+                    quote_id(&to),
+                    quote_str(&label(row))
+                );
+            }
+        }
     }
     out.push_str("}\n");
     out
+}
+
+/// An edge's end: the state, or for a compound state its default leaf clipped at its cluster.
+fn edge_end(chart: Option<&Chart<'_>>, name: &str, clip: &str) -> String {
+    match chart.map(|c| super::statechart::endpoint(c, name)) {
+        Some((leaf, Some(cluster))) => {
+            format!("{} [{clip}={}]", quote_id(&leaf), quote_id(&cluster))
+        }
+        _ => quote_id(name),
+    }
 }
 
 /// The machine as a Mermaid `stateDiagram-v2`.
@@ -88,6 +137,9 @@ pub fn mermaid(fsm: &FsmDef) -> String {
     let mut out = String::from("stateDiagram-v2\n");
     if let Some(initial) = fsm.initial_state() {
         let _ = writeln!(out, "    [*] --> {}", initial.value);
+    }
+    if fsm.is_nested() {
+        super::statechart::mermaid_blocks(fsm, &Chart::new(fsm), &mut out);
     }
     for row in fsm.rows.iter().filter(|r| !r.internal) {
         let _ = writeln!(
@@ -267,6 +319,92 @@ mod tests {
     classDef failure fill:#f8d7da,stroke:#c00
     class Cancelled failure
 "
+        );
+    }
+
+    fn player() -> FsmDef {
+        let item: syn::Item = syn::parse_quote!(
+            struct Player;
+        );
+        let attr = quote::quote!(transitions {
+            initial Off
+            enter On do power_up
+            Off -> On on power
+            Off -> Resume on resume
+            state On {
+                initial Stopped
+                history deep Resume
+                On -> Off on power
+                Stopped -> Active on play
+                state Active {
+                    initial Playing
+                    Playing -> Paused on pause
+                    Paused -> Playing on play
+                }
+            }
+        });
+        let def = crate::tokens::agent(attr, &item).unwrap();
+        match def.strategy.get() {
+            Some(StrategyDef::Fsm(fsm)) => fsm.clone(),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn mermaid_nests_compound_states() {
+        assert_eq!(
+            mermaid(&player()),
+            "stateDiagram-v2
+    [*] --> Off
+    state On {
+        [*] --> Stopped
+        Stopped
+        state Active {
+            [*] --> Playing
+            Playing
+            Paused
+        }
+        state \"H*\" as Resume
+    }
+    Off --> On: power
+    Off --> Resume: resume
+    On --> Off: power
+    Stopped --> Active: play
+    Playing --> Paused: pause
+    Paused --> Playing: play
+    On : enter / power_up
+"
+        );
+    }
+
+    #[test]
+    fn dot_draws_compound_states_as_clusters() {
+        assert_eq!(
+            dot("Player", &player()),
+            r#"digraph Player {
+    rankdir=LR;
+    compound=true;
+    node [shape=box, style=rounded];
+    __start [shape=point];
+    __start -> Off;
+    subgraph cluster_On {
+        label="On\nenter / power_up";
+        Stopped;
+        subgraph cluster_Active {
+            label="Active";
+            Playing;
+            Paused;
+        }
+        Resume [label="H*", shape=circle];
+    }
+    Off -> Stopped [label="power", lhead=cluster_On];
+    Off -> Resume [label="resume"];
+    Stopped -> Off [label="power", ltail=cluster_On];
+    Stopped -> Playing [label="play", lhead=cluster_Active];
+    Playing -> Paused [label="pause"];
+    Paused -> Playing [label="play"];
+}
+"#
         );
     }
 

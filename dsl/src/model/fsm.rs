@@ -16,8 +16,13 @@ pub struct FsmDef {
     /// `enter S do action` / `exit S do action`.
     pub hooks: Vec<HookDef>,
     /// `A -> B on event ...` and `A -> B after 30s ...`, in declaration order (which is the
-    /// order guards are tried in).
+    /// order guards are tried in), from every block of the machine.
     pub rows: Vec<RowDef>,
+    /// Every `state X { ... }` block (a compound state), in document order, nested blocks
+    /// after the block that holds them. Empty for a flat machine.
+    pub compounds: Vec<CompoundDef>,
+    /// Every `history H` pseudo-state, in document order.
+    pub histories: Vec<HistoryDef>,
     /// The `transitions` keyword (or the `fsm` of a `.agent` file).
     pub span: Span,
 }
@@ -38,6 +43,41 @@ pub struct TerminalDef {
     pub state: Name,
     /// Success or failure (success unless `as failure`).
     pub kind: TerminalKind,
+    /// The compound state whose block declares it (`None`: the top level).
+    pub block: Option<String>,
+}
+
+/// `state X { initial Y ... }`: a compound state. Its block declares its children (by
+/// `initial`, `terminal`, nested blocks and row sources, as the top level does) and may hold
+/// rows of the children and of the compound itself.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompoundDef {
+    /// The compound state.
+    pub state: Name,
+    /// The compound state whose block holds this one (`None`: the top level).
+    pub block: Option<String>,
+    /// Every `initial` inside the block: the child entered by default.
+    pub initial: Vec<Name>,
+    /// The `state` keyword.
+    pub span: Span,
+}
+
+/// `history H [-> Default]` / `history deep H [-> Default]` inside a compound state's block:
+/// a pseudo-state rows may target, which re-enters the configuration the compound had when
+/// it was last left.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HistoryDef {
+    /// The pseudo-state's name, which rows target.
+    pub name: Name,
+    /// `deep`: the last active leaf; otherwise (shallow) the last active child, entered by
+    /// its default.
+    pub deep: bool,
+    /// Where it leads before the compound was ever left (`None`: the compound's `initial`).
+    pub default: Option<Name>,
+    /// The compound state whose block declares it (`None`: the top level, an error).
+    pub block: Option<String>,
+    /// The `history` keyword.
+    pub span: Span,
 }
 
 /// Whether a hook runs on entering or on leaving its state.
@@ -91,6 +131,11 @@ pub struct RowDef {
     /// its action, leaving and entering nothing (no exit or entry action, timers kept). A
     /// self-transition `A -> A` is external: it leaves and enters `A`.
     pub internal: bool,
+    /// `A -> local B`: a local transition (SCXML's `type="internal"`): when `B` is a
+    /// descendant of `A`, `A` itself is neither left nor entered again.
+    pub local: bool,
+    /// The compound state whose block holds the row (`None`: the top level).
+    pub block: Option<String>,
     /// The event or timer.
     pub trigger: Trigger,
     /// `if guard`: a path to `fn(&State) -> bool`.
@@ -127,6 +172,8 @@ impl FsmDef {
             terminals: Vec::new(),
             hooks: Vec::new(),
             rows: Vec::new(),
+            compounds: Vec::new(),
+            histories: Vec::new(),
             span: span.into(),
         }
     }
@@ -137,6 +184,14 @@ impl FsmDef {
         self.terminals.extend(other.terminals);
         self.hooks.extend(other.hooks);
         self.rows.extend(other.rows);
+        self.compounds.extend(other.compounds);
+        self.histories.extend(other.histories);
+    }
+
+    /// Whether the machine has compound states (a statechart); a flat machine has none and
+    /// generates exactly the code it always did.
+    pub fn is_nested(&self) -> bool {
+        !self.compounds.is_empty() || !self.histories.is_empty()
     }
 
     /// The initial state (the first `initial`, if any).
@@ -144,16 +199,26 @@ impl FsmDef {
         self.initial.first()
     }
 
-    /// Every state, each once, at its first mention: `initial`, then `terminal`s, then rows
-    /// (source before target). Hooks do not declare states.
+    /// Every state, each once, at its first mention: `initial`, then compound states (with
+    /// their `initial`s), then `terminal`s, then rows (source before target). Hooks do not
+    /// declare states, and history pseudo-states are not states.
     pub fn states(&self) -> Vec<&Name> {
         let mentions = self
             .initial
             .iter()
+            .chain(
+                self.compounds
+                    .iter()
+                    .flat_map(|c| std::iter::once(&c.state).chain(&c.initial)),
+            )
             .chain(self.terminals.iter().map(|t| &t.state))
             .chain(self.rows.iter().flat_map(|r| [&r.from, &r.to]));
         // A set beside the list keeps this linear: machines of 10,000 states are benchmarked.
-        let mut seen = std::collections::HashSet::new();
+        let mut seen: std::collections::HashSet<&str> = self
+            .histories
+            .iter()
+            .map(|h| h.name.value.as_str())
+            .collect();
         mentions
             .filter(|name| seen.insert(name.value.as_str()))
             .collect()
@@ -213,26 +278,11 @@ impl FsmDef {
 
 /// The Rust variant name of an event: `checkout` -> `Checkout`, `add_item` -> `AddItem`.
 ///
-/// Events are written like actions (snake case) and become variants of `<Agent>Event`; two
-/// events with the same variant name are reported by the checker.
+/// Events are written like actions (snake case) and become variants of `<Agent>Event`; the
+/// checker reports an event whose variant is not an identifier ([`super::ident::rust_ident`])
+/// and two events with the same variant name.
 pub fn event_variant(event: &str) -> String {
-    let mut out = String::with_capacity(event.len());
-    let mut upper = true;
-    for c in event.chars() {
-        if c == '_' {
-            upper = true;
-        } else if upper {
-            out.extend(c.to_uppercase());
-            upper = false;
-        } else {
-            out.push(c);
-        }
-    }
-    if out.is_empty() {
-        // `_` alone or `__`: keep something that is still an identifier; the checker reports it.
-        out.push('_');
-    }
-    out
+    super::ident::convert(event, super::ident::Case::UpperCamel)
 }
 
 #[cfg(test)]

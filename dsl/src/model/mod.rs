@@ -6,7 +6,9 @@
 mod action;
 mod agent;
 mod ai;
+mod chart;
 mod fsm;
+pub mod ident;
 mod literal;
 mod plugin;
 mod reasoning;
@@ -18,8 +20,10 @@ mod tree;
 pub use action::{ActionDef, ActionParam, ExecSettings, ParamKind};
 pub use agent::{ActionRef, AgentDef, Field, StateDef, StrategyDef};
 pub use ai::{AiDef, AiKind, COMMON_AI_OPTIONS};
+pub use chart::{Chart, Declaration, StateId};
 pub use fsm::{
-    FsmDef, HookDef, HookKind, RowDef, TerminalDef, TerminalKind, Trigger, event_variant,
+    CompoundDef, FsmDef, HistoryDef, HookDef, HookKind, RowDef, TerminalDef, TerminalKind, Trigger,
+    event_variant,
 };
 pub use literal::{DurationMs, Literal};
 pub use plugin::{

@@ -59,6 +59,8 @@ impl Layout {
             | Rule::fsm_terminal
             | Rule::fsm_hook
             | Rule::fsm_row
+            | Rule::fsm_state
+            | Rule::fsm_history
             | Rule::ai_model
             | Rule::ai_system
             | Rule::ai_tools

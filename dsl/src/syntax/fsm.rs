@@ -7,7 +7,8 @@ use super::literal::{duration, name, path};
 use super::{Rule, children, span};
 use crate::check::Ctxt;
 use crate::model::{
-    FileId, FsmDef, HookDef, HookKind, RowDef, Span, Spanned, TerminalDef, TerminalKind, Trigger,
+    CompoundDef, FileId, FsmDef, HistoryDef, HookDef, HookKind, RowDef, Span, Spanned, TerminalDef,
+    TerminalKind, Trigger,
 };
 
 /// Lowers a `strategy_fsm` pair.
@@ -18,12 +19,72 @@ pub fn fsm(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> FsmDef {
         .next()
         .map_or_else(|| span(file, &pair), |k| span(file, &k));
     let mut fsm = FsmDef::new(keyword);
+    parts(cx, file, pair, &mut fsm, None);
+    fsm
+}
+
+/// The parts of the top level or of a `state X { ... }` block (`block`). Recursion is bounded:
+/// the file's nesting was checked against the limit before pest ran.
+fn parts(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>, fsm: &mut FsmDef, block: Option<&str>) {
+    let owner = || block.map(str::to_string);
     for part in children(pair) {
         match part.as_rule() {
             Rule::fsm_initial => {
                 if let Some(state) = children(part).next() {
-                    fsm.initial.push(name(file, &state));
+                    let initial = name(file, &state);
+                    let compound = block
+                        .and_then(|b| fsm.compounds.iter_mut().rev().find(|c| c.state.value == b));
+                    match compound {
+                        Some(compound) => compound.initial.push(initial),
+                        None => fsm.initial.push(initial),
+                    }
                 }
+            }
+            Rule::fsm_state => {
+                // `kw_state` is skipped by `children`; the first child is the name.
+                let Some(state) = children(part.clone()).next() else {
+                    continue;
+                };
+                let keyword = part
+                    .clone()
+                    .into_inner()
+                    .next()
+                    .map_or_else(|| span(file, &part), |k| span(file, &k));
+                let state = name(file, &state);
+                fsm.compounds.push(CompoundDef {
+                    state: state.clone(),
+                    block: owner(),
+                    initial: Vec::new(),
+                    span: keyword,
+                });
+                parts(cx, file, part, fsm, Some(&state.value));
+            }
+            Rule::fsm_history => {
+                let keyword = part
+                    .clone()
+                    .into_inner()
+                    .next()
+                    .map_or_else(|| span(file, &part), |k| span(file, &k));
+                let mut deep = false;
+                let mut names = Vec::new();
+                for p in children(part) {
+                    match p.as_rule() {
+                        Rule::history_deep => deep = true,
+                        Rule::ident => names.push(name(file, &p)),
+                        _ => {}
+                    }
+                }
+                let mut names = names.into_iter();
+                let Some(history) = names.next() else {
+                    continue;
+                };
+                fsm.histories.push(HistoryDef {
+                    name: history,
+                    deep,
+                    default: names.next(),
+                    block: owner(),
+                    span: keyword,
+                });
             }
             Rule::fsm_terminal => {
                 let mut parts = children(part);
@@ -35,6 +96,7 @@ pub fn fsm(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> FsmDef {
                 fsm.terminals.push(TerminalDef {
                     state: name(file, &state),
                     kind,
+                    block: owner(),
                 });
             }
             Rule::fsm_hook => {
@@ -58,14 +120,14 @@ pub fn fsm(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> FsmDef {
                 }
             }
             Rule::fsm_row => {
-                if let Some(row) = row(cx, file, part) {
+                if let Some(mut row) = row(cx, file, part) {
+                    row.block = owner();
                     fsm.rows.push(row);
                 }
             }
             _ => {}
         }
     }
-    fsm
 }
 
 fn row(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> Option<RowDef> {
@@ -75,6 +137,10 @@ fn row(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> Option<RowDef> {
     let from_pair = parts.next()?;
     let from = name(file, &from_pair);
     let internal = parts.peek()?.as_rule() == Rule::row_on;
+    let local = parts.peek()?.as_rule() == Rule::row_local;
+    if local {
+        parts.next();
+    }
     let (to, arrow) = if internal {
         // An internal row has no `->`: it is reported at its `on`, as in the macro front-end.
         let on = parts.peek()?.clone().into_inner().next()?;
@@ -114,6 +180,8 @@ fn row(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> Option<RowDef> {
         from,
         to,
         internal,
+        local,
+        block: None,
         trigger: trigger?,
         guard,
         action,

@@ -120,6 +120,9 @@ pub(crate) fn is_keyword(rule: Rule) -> bool {
             | Rule::kw_behavior
             | Rule::kw_description
             | Rule::kw_state
+            | Rule::kw_history
+            | Rule::kw_deep
+            | Rule::kw_local
             | Rule::kw_actions
             | Rule::kw_strategy
             | Rule::kw_routes

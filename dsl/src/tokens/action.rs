@@ -2,6 +2,7 @@
 
 use proc_macro2::TokenStream;
 use quote::ToTokens;
+use syn::ext::IdentExt;
 use syn::parse::{ParseStream, Parser};
 use syn::spanned::Spanned as _;
 use syn::{FnArg, Token, Type};
@@ -33,7 +34,7 @@ pub fn action(attr: TokenStream, item: &syn::Item) -> syn::Result<ActionDef> {
     };
     let sig = &item.sig;
     let mut def = ActionDef {
-        name: Spanned::new(sig.ident.to_string(), sig.ident.span()),
+        name: Spanned::new(sig.ident.unraw().to_string(), sig.ident.span()),
         vis: item.vis.clone(),
         asyncness: sig.asyncness.map(|a| Span::Macro(a.span)),
         params: sig.inputs.iter().map(param).collect(),

@@ -1,6 +1,7 @@
 //! `#[agent(...)]` on a struct -> [`AgentDef`].
 
 use proc_macro2::TokenStream;
+use syn::ext::IdentExt;
 use syn::parse::{ParseStream, Parser};
 use syn::{Token, bracketed, parenthesized};
 
@@ -69,7 +70,7 @@ pub fn agent(attr: TokenStream, item: &syn::Item) -> syn::Result<AgentDef> {
             ),
         ));
     }
-    let name = Spanned::new(item.ident.to_string(), item.ident.span());
+    let name = Spanned::new(item.ident.unraw().to_string(), item.ident.span());
     let mut def = AgentDef::new(name, StateDef::External);
     let mut transitions = None;
     let mut tree = None;
@@ -130,7 +131,7 @@ fn option(def: &mut AgentDef, key: &Name, input: ParseStream<'_>) -> syn::Result
             while !content.is_empty() {
                 let path = syn::Path::parse_mod_style(&content)?;
                 let last = path.segments.last().expect("a parsed path has a segment");
-                let name = Spanned::new(last.ident.to_string(), last.ident.span());
+                let name = Spanned::new(last.ident.unraw().to_string(), last.ident.span());
                 def.actions.push(ActionRef {
                     path: Spanned::new(path.clone(), last.ident.span()),
                     name,

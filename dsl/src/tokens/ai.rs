@@ -5,6 +5,7 @@
 //! plain values for `check/reasoning.rs`.
 //! Options may come before or after `strategy`; [`attach`] puts them into the strategy.
 
+use syn::ext::IdentExt;
 use syn::parse::ParseStream;
 use syn::{Token, bracketed};
 
@@ -129,7 +130,7 @@ pub fn option(options: &mut AiOptions, key: &Name, input: ParseStream<'_>) -> sy
                 let last = path.segments.last().expect("a parsed path has a segment");
                 tools.push(ActionRef {
                     path: Spanned::new(path.clone(), last.ident.span()),
-                    name: Spanned::new(last.ident.to_string(), last.ident.span()),
+                    name: Spanned::new(last.ident.unraw().to_string(), last.ident.span()),
                 });
                 if content.is_empty() {
                     break;

@@ -13,6 +13,12 @@
 //! Pending -> Paid      on pay      if paid_in_full do charge
 //! Pending -> Cancelled after 30m
 //! Pending on remind do send_reminder      // internal: no exit, no entry, timers kept
+//! state On {                               // a compound state and its children
+//!     initial Idle
+//!     history Resume                       // `history deep H`, `history H -> Default`
+//!     Idle -> Playing on play
+//!     On -> local Idle on reset             // local: `On` is not left
+//! }
 //! ```
 //!
 //! Parts may be separated by commas. Only the token grammar is enforced here; every rule about
@@ -24,11 +30,11 @@ use syn::{Ident, Token};
 
 use super::common;
 use crate::model::{
-    AgentDef, FsmDef, HookDef, HookKind, Name, RowDef, Spanned, StrategyDef, TerminalDef,
-    TerminalKind, Trigger,
+    AgentDef, CompoundDef, FsmDef, HistoryDef, HookDef, HookKind, Name, RowDef, Spanned,
+    StrategyDef, TerminalDef, TerminalKind, Trigger,
 };
 
-const EXPECTED: &str = "expected `initial`, `terminal`, `enter`, `exit` or a row such as `Cart -> Pending on checkout`";
+const EXPECTED: &str = "expected `initial`, `terminal`, `enter`, `exit`, `state`, `history` or a row such as `Cart -> Pending on checkout`";
 
 /// The words that start a part other than a row.
 const KEYWORDS: &[&str] = &["initial", "terminal", "enter", "exit"];
@@ -36,15 +42,35 @@ const KEYWORDS: &[&str] = &["initial", "terminal", "enter", "exit"];
 /// Parses the inside of a `transitions { ... }` block.
 pub fn transitions(input: ParseStream<'_>, span: proc_macro2::Span) -> syn::Result<FsmDef> {
     let mut fsm = FsmDef::new(span);
+    body(input, &mut fsm, None)?;
+    Ok(fsm)
+}
+
+/// The parts of the top level or of a `state X { ... }` block (`block`). Recursion is bounded:
+/// the input's nesting was checked against the limit before parsing.
+fn body(input: ParseStream<'_>, fsm: &mut FsmDef, block: Option<&str>) -> syn::Result<()> {
     while !input.is_empty() {
         let word = common::name(input).map_err(|e| syn::Error::new(e.span(), EXPECTED))?;
-        if input.peek(Token![->]) {
-            fsm.rows.push(row(word, input)?);
+        if word.value == "state" && input.peek(Ident::peek_any) && input.peek2(syn::token::Brace) {
+            compound(word, input, fsm, block)?;
+        } else if word.value == "history"
+            && input.peek(Ident::peek_any)
+            && !input.peek(Token![->])
+            && !peek_word(input, "on")
+            && !peek_word(input, "after")
+        {
+            fsm.histories.push(history(&word, input, block)?);
+        } else if input.peek(Token![->]) {
+            let mut row = row(word, input)?;
+            row.block = block.map(str::to_string);
+            fsm.rows.push(row);
         } else if !KEYWORDS.contains(&word.value.as_str())
             && input.peek(Ident)
             && peek_word(input, "on")
         {
-            fsm.rows.push(internal_row(word, input)?);
+            let mut row = internal_row(word, input)?;
+            row.block = block.map(str::to_string);
+            fsm.rows.push(row);
         } else if !KEYWORDS.contains(&word.value.as_str())
             && input.peek(Ident)
             && peek_word(input, "after")
@@ -58,8 +84,20 @@ pub fn transitions(input: ParseStream<'_>, span: proc_macro2::Span) -> syn::Resu
             ));
         } else {
             match word.value.as_str() {
-                "initial" => fsm.initial.push(state(input, "initial")?),
-                "terminal" => fsm.terminals.push(terminal(input)?),
+                "initial" => {
+                    let initial = state(input, "initial")?;
+                    let compound = block
+                        .and_then(|b| fsm.compounds.iter_mut().rev().find(|c| c.state.value == b));
+                    match compound {
+                        Some(compound) => compound.initial.push(initial),
+                        None => fsm.initial.push(initial),
+                    }
+                }
+                "terminal" => {
+                    let mut terminal = terminal(input)?;
+                    terminal.block = block.map(str::to_string);
+                    fsm.terminals.push(terminal);
+                }
                 "enter" => fsm.hooks.push(hook(HookKind::Enter, &word, input)?),
                 "exit" => fsm.hooks.push(hook(HookKind::Exit, &word, input)?),
                 other => {
@@ -76,7 +114,50 @@ pub fn transitions(input: ParseStream<'_>, span: proc_macro2::Span) -> syn::Resu
             input.parse::<Token![,]>()?;
         }
     }
-    Ok(fsm)
+    Ok(())
+}
+
+/// `state X { ... }`: the compound state is recorded before its children, so the model lists
+/// blocks in document order with each block before the blocks it holds.
+fn compound(
+    keyword: Name,
+    input: ParseStream<'_>,
+    fsm: &mut FsmDef,
+    block: Option<&str>,
+) -> syn::Result<()> {
+    let name = state(input, "state")?;
+    let inner;
+    syn::braced!(inner in input);
+    fsm.compounds.push(CompoundDef {
+        state: name.clone(),
+        block: block.map(str::to_string),
+        initial: Vec::new(),
+        span: keyword.span,
+    });
+    body(&inner, fsm, Some(&name.value))
+}
+
+/// `history [deep] H [-> Default]`.
+fn history(keyword: &Name, input: ParseStream<'_>, block: Option<&str>) -> syn::Result<HistoryDef> {
+    let mut name = state(input, "history")?;
+    let mut deep = false;
+    if name.value == "deep" && input.peek(Ident::peek_any) {
+        deep = true;
+        name = state(input, "history deep")?;
+    }
+    let default = if input.peek(Token![->]) {
+        input.parse::<Token![->]>()?;
+        Some(state(input, "->")?)
+    } else {
+        None
+    };
+    Ok(HistoryDef {
+        name,
+        deep,
+        default,
+        block: block.map(str::to_string),
+        span: keyword.span,
+    })
 }
 
 fn state(input: ParseStream<'_>, after: &str) -> syn::Result<Name> {
@@ -104,7 +185,11 @@ fn terminal(input: ParseStream<'_>) -> syn::Result<TerminalDef> {
             }
         };
     }
-    Ok(TerminalDef { state, kind })
+    Ok(TerminalDef {
+        state,
+        kind,
+        block: None,
+    })
 }
 
 fn hook(kind: HookKind, keyword: &Name, input: ParseStream<'_>) -> syn::Result<HookDef> {
@@ -142,6 +227,8 @@ fn internal_row(from: Name, input: ParseStream<'_>) -> syn::Result<RowDef> {
         to: from.clone(),
         from,
         internal: true,
+        local: false,
+        block: None,
         trigger: Trigger::Event(event),
         guard,
         action,
@@ -151,6 +238,17 @@ fn internal_row(from: Name, input: ParseStream<'_>) -> syn::Result<RowDef> {
 
 fn row(from: Name, input: ParseStream<'_>) -> syn::Result<RowDef> {
     let arrow = input.parse::<Token![->]>()?;
+    // `local` is a keyword only before a target: `A -> local on e` targets a state `local`.
+    let local = peek_word(input, "local") && {
+        let fork = input.fork();
+        fork.parse::<Ident>().is_ok()
+            && fork.peek(Ident::peek_any)
+            && !peek_word(&fork, "on")
+            && !peek_word(&fork, "after")
+    };
+    if local {
+        input.parse::<Ident>()?;
+    }
     let to = state(input, "->")?;
     let trigger = if input.peek(Ident) && peek_word(input, "on") {
         input.parse::<Ident>()?;
@@ -174,6 +272,8 @@ fn row(from: Name, input: ParseStream<'_>) -> syn::Result<RowDef> {
         from,
         to,
         internal: false,
+        local,
+        block: None,
         trigger,
         guard,
         action,

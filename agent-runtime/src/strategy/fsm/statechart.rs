@@ -1,0 +1,172 @@
+//! Statecharts: machines with compound states (`state X { ... }`) and history.
+//!
+//! The position is one leaf state; its ancestors are active with it. The generated transition
+//! function already chose the row (innermost state first) and the leaf its target enters by
+//! default; this module runs the rest as SCXML does: the states from the current leaf up to
+//! the row's domain are left (innermost first, `exit` actions), the row's action runs, the
+//! states from the domain down to the new leaf are entered (outermost first, `enter` actions,
+//! `after` timers armed), all or nothing. Leaving a compound state with a history records the
+//! leaf it was left from; a row to the history resumes it (deep) or its child there entered by
+//! default (shallow).
+
+use serde_json::Value;
+
+use super::{FsmSpec, FsmState, cancel_in_flight, run_one, timer};
+use crate::agent::Agent;
+use crate::directive::Directive;
+use crate::error::{AgentError, ErrorContext};
+
+/// A bound on walks up the parent table: the generator's tables never nest deeper than the
+/// language's nesting limit, so this only guards against a hand-written `FsmSpec`.
+const MAX_DEPTH: usize = 256;
+
+/// Whether `state` is `of` or inside it.
+pub(super) fn within<S: FsmSpec>(state: S::State, of: S::State) -> bool {
+    let mut at = Some(state);
+    for _ in 0..MAX_DEPTH {
+        match at {
+            Some(s) if s == of => return true,
+            Some(s) => at = S::parent(s),
+            None => return false,
+        }
+    }
+    false
+}
+
+/// `state` and its ancestors up to (not including) `domain`, innermost first.
+fn up_to<S: FsmSpec>(state: S::State, domain: Option<S::State>) -> Vec<S::State> {
+    let mut path = Vec::new();
+    let mut at = Some(state);
+    while let Some(s) = at {
+        if Some(s) == domain || path.len() == MAX_DEPTH {
+            break;
+        }
+        path.push(s);
+        at = S::parent(s);
+    }
+    path
+}
+
+/// Where a row to a history of `compound` leads, once the compound has been left.
+fn resume<S: FsmSpec>(
+    fsm: &FsmState<S::State>,
+    compound: S::State,
+    deep: bool,
+) -> Option<S::State> {
+    let leaf = fsm
+        .history
+        .iter()
+        .find(|(c, _)| *c == compound)
+        .map(|(_, leaf)| *leaf)?;
+    if deep {
+        return Some(leaf);
+    }
+    // Shallow: the child of `compound` that held the leaf, entered by default.
+    let child = up_to::<S>(leaf, Some(compound)).pop()?;
+    Some(S::default_leaf(child))
+}
+
+/// Runs the actions in order (each a hook with `null` parameters, or the row's action with
+/// the event's), all or nothing.
+fn run_all<S: FsmSpec>(
+    id: &str,
+    state: &mut S,
+    actions: &[(super::FsmAction<S>, bool)],
+    params: &Value,
+    out: &mut Vec<Directive>,
+) -> Result<(), AgentError> {
+    if actions.is_empty() {
+        return Ok(());
+    }
+    let backup = state.clone();
+    for (action, with_params) in actions {
+        let params = if *with_params { params } else { &Value::Null };
+        if let Err(error) = run_one(id, state, *action, params, out) {
+            *state = backup;
+            out.clear();
+            return Err(error);
+        }
+    }
+    Ok(())
+}
+
+/// Takes row `row` from the current leaf to `to` (the leaf its target enters by default).
+pub(super) fn take<S: FsmSpec>(
+    id: &str,
+    state: &mut S,
+    fsm: &mut FsmState<S::State>,
+    row: u32,
+    to: S::State,
+    params: &Value,
+) -> Result<Vec<Directive>, AgentError> {
+    let from = fsm.state;
+    let domain = S::domain(row);
+    let to = match S::history(row) {
+        Some((compound, deep)) => resume::<S>(fsm, compound, deep).unwrap_or(to),
+        None => to,
+    };
+    let exits = up_to::<S>(from, domain);
+    let mut entries = up_to::<S>(to, domain);
+    entries.reverse();
+    let mut actions = Vec::new();
+    actions.extend(exits.iter().filter_map(|&s| S::exit(s)).map(|a| (a, false)));
+    actions.extend(S::row_action(row).map(|a| (a, true)));
+    actions.extend(
+        entries
+            .iter()
+            .filter_map(|&s| S::enter(s))
+            .map(|a| (a, false)),
+    );
+    let mut out = Vec::new();
+    run_all(id, state, &actions, params, &mut out)?;
+    if !fsm.in_flight.is_empty() {
+        cancel_in_flight(&mut fsm.in_flight, &mut out);
+    }
+    for &left in &exits {
+        if S::keeps_history(left) {
+            match fsm.history.iter_mut().find(|(c, _)| *c == left) {
+                Some(entry) => entry.1 = from,
+                None => fsm.history.push((left, from)),
+            }
+        }
+    }
+    fsm.timers.retain(|(s, _)| !exits.contains(s));
+    fsm.state = to;
+    fsm.started = true;
+    fsm.entered = true;
+    fsm.generation += 1;
+    arm::<S>(fsm, &entries, &mut out);
+    Ok(out)
+}
+
+/// Arms the `after` timers of the states just entered, outermost first.
+fn arm<S: FsmSpec>(fsm: &mut FsmState<S::State>, entered: &[S::State], out: &mut Vec<Directive>) {
+    for &s in entered {
+        if let Some(delay) = S::after(s) {
+            fsm.timers.push((s, fsm.generation));
+            out.push(timer::<S>(s, fsm.generation, delay));
+        }
+    }
+}
+
+/// Enters the initial configuration: from the top down to the initial leaf.
+pub(super) fn enter_initial<S: FsmSpec>(agent: &mut Agent<S>) -> Vec<Directive> {
+    let (id, state, fsm) = agent.parts_with_id();
+    let mut entries = up_to::<S>(fsm.state, None);
+    entries.reverse();
+    let actions: Vec<_> = entries
+        .iter()
+        .filter_map(|&s| S::enter(s))
+        .map(|a| (a, false))
+        .collect();
+    let mut out = Vec::new();
+    if let Err(error) = run_all(id, state, &actions, &Value::Null, &mut out) {
+        // Not entered: the next command tries again.
+        out.push(Directive::error(error, ErrorContext::Strategy));
+        return out;
+    }
+    fsm.entered = true;
+    fsm.timers.clear();
+    arm::<S>(fsm, &entries, &mut out);
+    out
+}

@@ -1,0 +1,199 @@
+//! What a statechart (a machine with `state X { ... }` blocks) adds to the generated FSM code.
+//!
+//! The configuration of a machine without parallel regions is one active leaf state plus its
+//! ancestors, so the generated `<Agent>State` stays a flat enum (compound states are variants
+//! too, never the position) and the hierarchy is a parent table. The `match` on
+//! `(leaf, event)` is built at compile time with each leaf's rows followed by its ancestors'
+//! (innermost first, SCXML's selection), so firing an event costs what it costs in a flat
+//! machine; the runtime walks the parent table only to run `exit`/`enter` actions through the
+//! transition's domain. A flat machine never reaches this file.
+
+use std::collections::HashMap;
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::ident;
+use crate::model::{Chart, FsmDef, Name, RowDef};
+
+/// The resolved hierarchy of an accepted statechart, as the generator needs it.
+pub struct Nesting<'a> {
+    chart: Chart<'a>,
+    /// For each leaf: its rows, then its ancestors' rows, innermost first.
+    chains: HashMap<&'a str, Vec<&'a RowDef>>,
+}
+
+impl<'a> Nesting<'a> {
+    /// `None` for a flat machine.
+    pub fn new(fsm: &'a FsmDef) -> Option<Self> {
+        if !fsm.is_nested() {
+            return None;
+        }
+        let chart = Chart::new(fsm);
+        let by_state = fsm.rows_by_state();
+        let mut chains = HashMap::new();
+        for (id, state) in chart.states.iter().enumerate() {
+            if chart.compound[id] {
+                continue;
+            }
+            let chain: Vec<&RowDef> = std::iter::once(id)
+                .chain(chart.ancestors(id))
+                .flat_map(|s| {
+                    by_state
+                        .get(chart.states[s].value.as_str())
+                        .into_iter()
+                        .flatten()
+                        .copied()
+                })
+                .collect();
+            chains.insert(state.value.as_str(), chain);
+        }
+        Some(Nesting { chart, chains })
+    }
+
+    /// The rows an event may fire in `state`: none for a compound state (never the position).
+    pub fn event_rows(&self, state: &str) -> &[&'a RowDef] {
+        self.chains.get(state).map_or(&[], Vec::as_slice)
+    }
+
+    /// The leaf a row enters by default (a history's default before it has a record).
+    pub fn target(&self, row: &RowDef) -> &'a Name {
+        let leaf = self
+            .chart
+            .target_leaf(row)
+            .expect("an accepted statechart resolves every row target");
+        self.chart.states[leaf]
+    }
+
+    /// The leaf the machine starts in.
+    pub fn initial(&self, fsm: &FsmDef) -> Option<&'a Name> {
+        let start = self.chart.id(&fsm.initial_state()?.value)?;
+        Some(self.chart.states[self.chart.default_leaf(start)])
+    }
+
+    fn variant(&self, id: usize) -> syn::Ident {
+        let s = self.chart.states[id];
+        ident(&s.value, s.span)
+    }
+
+    /// Items of `impl FsmSpec`: the parent table, each row's domain and history, and the
+    /// compound states that keep a history.
+    pub fn spec_items(&self, fsm: &FsmDef, state_ty: &syn::Ident) -> TokenStream {
+        let chart = &self.chart;
+        let leaf_arms = (0..chart.states.len())
+            .filter(|&id| chart.compound[id])
+            .map(|id| {
+                let s = self.variant(id);
+                let leaf = self.variant(chart.default_leaf(id));
+                quote!(#state_ty::#s => #state_ty::#leaf)
+            });
+        let mut domain_arms = Vec::new();
+        let mut history_arms = Vec::new();
+        for (i, row) in fsm.rows.iter().enumerate() {
+            if row.internal {
+                continue;
+            }
+            let i = u32::try_from(i).unwrap_or(u32::MAX);
+            if let Some(domain) = chart.domain(row) {
+                let d = self.variant(domain);
+                domain_arms.push(quote!(#i => ::core::option::Option::Some(#state_ty::#d)));
+            }
+            if let Some(h) = chart.histories.get(row.to.value.as_str()) {
+                let compound = h.block.as_deref().and_then(|b| chart.id(b));
+                if let Some(compound) = compound {
+                    let c = self.variant(compound);
+                    let deep = h.deep;
+                    history_arms
+                        .push(quote!(#i => ::core::option::Option::Some((#state_ty::#c, #deep))));
+                }
+            }
+        }
+        let keeping: Vec<syn::Ident> = {
+            let mut ids: Vec<usize> = fsm
+                .histories
+                .iter()
+                .filter_map(|h| chart.id(h.block.as_deref()?))
+                .collect();
+            ids.sort_unstable();
+            ids.dedup();
+            ids.into_iter().map(|id| self.variant(id)).collect()
+        };
+        let keeps = if keeping.is_empty() {
+            quote!(false)
+        } else {
+            quote!(::core::matches!(state, #(#state_ty::#keeping)|*))
+        };
+        quote! {
+            const NESTED: bool = true;
+
+            #[inline]
+            fn parent(state: #state_ty) -> ::core::option::Option<#state_ty> {
+                #state_ty::parent(state)
+            }
+
+            #[allow(unreachable_patterns)]
+            fn default_leaf(state: #state_ty) -> #state_ty {
+                match state {
+                    #(#leaf_arms,)*
+                    other => other,
+                }
+            }
+
+            #[allow(unreachable_patterns)]
+            fn domain(row: u32) -> ::core::option::Option<#state_ty> {
+                match row {
+                    #(#domain_arms,)*
+                    _ => ::core::option::Option::None,
+                }
+            }
+
+            #[allow(unreachable_patterns)]
+            fn history(row: u32) -> ::core::option::Option<(#state_ty, bool)> {
+                match row {
+                    #(#history_arms,)*
+                    _ => ::core::option::Option::None,
+                }
+            }
+
+            #[allow(unused_variables)]
+            fn keeps_history(state: #state_ty) -> bool {
+                #keeps
+            }
+        }
+    }
+
+    /// Inherent items of `<Agent>State`: `parent` and `in_state`.
+    pub fn state_items(&self, state_ty: &syn::Ident) -> TokenStream {
+        let chart = &self.chart;
+        let parent_arms = (0..chart.states.len()).filter_map(|id| {
+            let parent = self.variant(chart.parent[id]?);
+            let s = self.variant(id);
+            Some(quote!(#state_ty::#s => ::core::option::Option::Some(#state_ty::#parent)))
+        });
+        quote! {
+            impl #state_ty {
+                /// The compound state this state is declared in (`None` at the top level).
+                #[allow(unreachable_patterns)]
+                pub const fn parent(self) -> ::core::option::Option<Self> {
+                    match self {
+                        #(#parent_arms,)*
+                        _ => ::core::option::Option::None,
+                    }
+                }
+
+                /// Whether this state is `state` or inside it: `agent.fsm_state().in_state(On)`
+                /// holds in every descendant of `On`.
+                pub const fn in_state(self, state: Self) -> bool {
+                    let mut at = ::core::option::Option::Some(self);
+                    while let ::core::option::Option::Some(s) = at {
+                        if s as usize == state as usize {
+                            return true;
+                        }
+                        at = s.parent();
+                    }
+                    false
+                }
+            }
+        }
+    }
+}
