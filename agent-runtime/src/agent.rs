@@ -246,7 +246,6 @@ impl<S: AgentSpec> Agent<S> {
         (&mut self.state, &mut self.strategy)
     }
 
-<<<<<<< HEAD
     /// The state of the mounted plugin `P` (`None` when the agent does not mount it).
     pub fn plugin_state<P: Plugin>(&self) -> Option<&P::State> {
         self.plugins.get(P::STATE_KEY)?.as_any().downcast_ref()
@@ -276,11 +275,11 @@ impl<S: AgentSpec> Agent<S> {
             stack.after_emit(&mut self.plugins, &mut directives);
         }
         directives
-=======
+    }
+
     /// The id and both states at once: strategies name the agent in their trace events.
     pub(crate) fn parts_with_id(&mut self) -> (&str, &mut S, &mut StrategyState<S>) {
         (&self.id, &mut self.state, &mut self.strategy)
->>>>>>> main
     }
 
     /// The typed state, consuming the agent.

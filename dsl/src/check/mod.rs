@@ -12,11 +12,8 @@ pub mod explain;
 mod file;
 pub mod fsm;
 mod names;
-<<<<<<< HEAD
 mod plugins;
-=======
 pub mod quote;
->>>>>>> main
 mod reasoning;
 mod routes;
 mod settings;

@@ -5,11 +5,8 @@ mod action;
 mod agent;
 mod ai;
 mod fsm;
-<<<<<<< HEAD
 mod plugins;
-=======
 pub mod rust_names;
->>>>>>> main
 mod state;
 mod statechart;
 pub mod tree;
