@@ -132,7 +132,13 @@ fn recall(c: &mut Criterion) {
     group.sample_size(20);
     let query = "parking for a visitor bike";
     let words: Vec<&str> = ["parking", "visitor", "bike"].to_vec();
-    for n in [10_000, 100_000] {
+    // `cargo test` runs each benchmark once, unoptimised: a small namespace keeps it quick.
+    let sizes: &[usize] = if std::env::args().any(|a| a == "--bench") {
+        &[10_000, 100_000]
+    } else {
+        &[1_000]
+    };
+    for &n in sizes {
         let texts = memories(n);
         let mut namespace = Namespace::default();
         for text in &texts {
@@ -140,10 +146,10 @@ fn recall(c: &mut Criterion) {
         }
         // Build the index once, as the first recall after a thaw does.
         namespace.recall(query, 3);
-        group.bench_function(format!("ours_{}k", n / 1000), |b| {
+        group.bench_function(format!("ours_{}k", n / 1_000), |b| {
             b.iter(|| black_box(namespace.recall(black_box(query), 3).len()))
         });
-        group.bench_function(format!("scan_{}k", n / 1000), |b| {
+        group.bench_function(format!("scan_{}k", n / 1_000), |b| {
             b.iter(|| black_box(scan(&texts, black_box(&words), 3).len()))
         });
     }
