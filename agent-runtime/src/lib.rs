@@ -19,6 +19,7 @@ pub mod bt;
 pub mod directive;
 pub mod error;
 pub mod exec;
+pub mod inspect;
 pub mod instruction;
 pub mod params;
 pub mod plugin;
@@ -79,6 +80,20 @@ pub mod __private {
 
     /// Names `P` where `#[action]` read its parameter type.
     pub const fn action_params<P: ActionParams>() {}
+
+    /// What a `.agent` file's state field without a default needs of its type.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` has no default value",
+        label = "a field declared without a default takes its type's `Default`",
+        note = "give the field a default in the `.agent` file (`name: Type = value`), or implement `Default` for `{Self}`"
+    )]
+    pub trait FieldDefault {}
+
+    #[diagnostic::do_not_recommend]
+    impl<T: Default> FieldDefault for T {}
+
+    /// Names `T` where a `.agent` file declared a field of it without a default.
+    pub const fn field_default<T: FieldDefault>() {}
 
     /// Boxes an action future.
     pub fn box_future<F>(f: F) -> BoxFuture<'static, F::Output>

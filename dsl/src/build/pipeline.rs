@@ -65,6 +65,7 @@ fn compile_here(
     }
     let names = emit::rust_names::collect(file.0, &def.agents, &def.behaviors);
     let mut code = emit::rust_names::uses(&names, source);
+    code.extend(emit::rust_names::default_checks(&def.agents, source));
     code.extend(emit::rust_names::with_aliases(&names, || {
         emit::file(&def.agents, &def.behaviors)
     }));
@@ -104,8 +105,8 @@ fn pretty_here(code: &TokenStream, origin: &str) -> String {
     )
 }
 
-/// Moves each Rust name's marker (`/// @rust-name 21:47: action `charge``, before its `use`) to
-/// the end of the `use` line as `// agents/order.agent:21:47: action `charge``: rustc quotes that
+/// Moves each Rust name's marker (`/// @rust-name 21:47: action `charge``, before its `use` or
+/// check) to the end of the item's line as `// agents/order.agent:21:47: action `charge``: rustc quotes that
 /// line when the name does not resolve, so the error shows where the file wrote it.
 fn locate_rust_names(body: &str, origin: &str) -> String {
     const FORMATTED: &str = "@rust-name ";
@@ -131,7 +132,7 @@ fn locate_rust_names(body: &str, origin: &str) -> String {
             }
         }
         out.push_str(line);
-        if trimmed.starts_with("use ")
+        if !trimmed.starts_with("#[")
             && let Some(text) = marker.take()
         {
             out.push_str(&format!(" // {origin}:{text}"));
@@ -199,7 +200,10 @@ mod tests {
     }
 
     const THERMOSTAT: &str = "agent Thermostat {
-    state { target: f64 = 20.0 }
+    state {
+        target: f64 = 20.0
+        since: Option<u64>
+    }
     strategy fsm {
         initial Idle
         Idle -> Heating on cold if too_cold do start_heatin
@@ -222,10 +226,16 @@ mod tests {
         assert_eq!(
             name_lines(&text),
             [
-                "use self::too_cold as __agent_rs_0_0; // agents/thermostat.agent:5:36: guard `too_cold`",
-                "use self::start_heatin as __agent_rs_0_1; // agents/thermostat.agent:5:48: action `start_heatin`",
-                "use billing::stop_heating as __agent_rs_0_2; // agents/thermostat.agent:6:36: action `billing::stop_heating`",
+                "use self::too_cold as __agent_rs_0_0; // agents/thermostat.agent:8:36: guard `too_cold`",
+                "use self::start_heatin as __agent_rs_0_1; // agents/thermostat.agent:8:48: action `start_heatin`",
+                "use billing::stop_heating as __agent_rs_0_2; // agents/thermostat.agent:9:36: action `billing::stop_heating`",
             ],
+            "{text}"
+        );
+        // A field without a default: its type's `Default`, checked on a line naming the field.
+        assert!(
+            text.lines().any(|l| l.contains("field_default::<Option<u64>>")
+                && l.ends_with("// agents/thermostat.agent:4:9: field `since` has no default, so its type's `Default`")),
             "{text}"
         );
         // The generated code names them only through their aliases.
@@ -236,7 +246,7 @@ mod tests {
         let lines = name_lines(&raw);
         assert_eq!(lines.len(), 3, "{raw}");
         assert!(
-            lines[1].ends_with("// t.agent:5:48: action `start_heatin`"),
+            lines[1].ends_with("// t.agent:8:48: action `start_heatin`"),
             "{}",
             lines[1]
         );

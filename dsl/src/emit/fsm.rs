@@ -49,6 +49,10 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
         .map_or_else(|| fsm.initial_state(), |n| n.initial(fsm))
         .map(|s| ident(&s.value, s.span))
         .unwrap_or_else(|| state_variants[0].clone());
+    let transitions = fsm.rows.iter().filter(|r| !r.internal).map(|row| {
+        let (from, to, label) = (&row.from.value, &row.to.value, graph::fsm::label(row));
+        quote!(#krate::inspect::Transition { from: #from, to: #to, label: #label })
+    });
     let dot = graph::fsm::dot(name, fsm);
     let mermaid = graph::fsm::mermaid(fsm);
     let state_doc =
@@ -311,6 +315,8 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
             }
 
             const EVENT_NAMES: &'static [#rt::Name] = &[#(#rt::Name::Borrowed(#event_names)),*];
+
+            const TRANSITIONS: &'static [#krate::inspect::Transition] = &[#(#transitions),*];
 
             #[allow(unused_imports)]
             fn accepted(state: #state_ty) -> &'static [#rt::Name] {

@@ -14,7 +14,9 @@ use std::collections::HashMap;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::model::{AgentDef, BehaviorDef, NodeDef, NodeKind, Span, Spanned, StrategyDef, TreeRef};
+use crate::model::{
+    AgentDef, BehaviorDef, NodeDef, NodeKind, Span, Spanned, StateDef, StrategyDef, TreeRef,
+};
 
 thread_local! {
     /// Path text -> alias, while [`with_aliases`] runs.
@@ -115,6 +117,35 @@ pub fn uses(names: &[RustName], source: &str) -> TokenStream {
         }
     });
     quote!(#(#items)*)
+}
+
+/// One check per state field declared without a default, before the state struct: the field's
+/// type must be `Default`, and a type that is not is reported on a line naming the field's place
+/// in the file (the same marker as [`uses`]) rather than only inside the generated `Default` impl.
+pub fn default_checks(agents: &[AgentDef], source: &str) -> TokenStream {
+    let checks = agents.iter().flat_map(|agent| {
+        let krate = super::runtime(&agent.runtime);
+        let fields = match &agent.state {
+            StateDef::Fields(fields) => fields.as_slice(),
+            StateDef::External => &[],
+        };
+        fields
+            .iter()
+            .filter(|f| f.default.is_none())
+            .map(move |field| {
+                let (line, column) = line_column(source, field.name.span);
+                let marker = format!(
+                    "@rust-name {line}:{column}: field `{}` has no default, so its type's `Default`",
+                    field.name.value
+                );
+                let ty = &field.ty.value;
+                quote! {
+                    #[doc = #marker]
+                    const _: () = #krate::__private::field_default::<#ty>();
+                }
+            })
+    });
+    quote!(#(#checks)*)
 }
 
 /// Runs `f` (the generator) with `names` aliased: [`rust_path`] answers their aliases.
