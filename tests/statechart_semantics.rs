@@ -228,7 +228,7 @@ fn internal_rows_of_a_substate_run_only_their_action() {
 #[test]
 fn events_of_ancestors_are_accepted_and_others_refused_naming_the_leaf() {
     let mut player = at(&[E::Power]);
-    let error = player.cmd(E::Pause).unwrap_err();
+    let error = AgentError::from(player.cmd(E::Pause).unwrap_err());
     match error {
         AgentError::InvalidTransition {
             state, accepted, ..

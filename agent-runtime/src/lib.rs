@@ -51,8 +51,8 @@ pub use signal::{Signal, SignalError};
 pub use snapshot::{Snapshot, Status};
 pub use state_op::{StateOp, StatePath};
 pub use strategy::{
-    BehaviorTree, BehaviorTreeState, Direct, DirectState, Fsm, FsmSpec, FsmState, Strategy,
-    TreeAgent,
+    BehaviorTree, BehaviorTreeState, Direct, DirectState, Fsm, FsmError, FsmSpec, FsmState,
+    Strategy, TreeAgent,
 };
 
 /// Items generated code relies on; not a stable API.

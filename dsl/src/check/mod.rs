@@ -4,6 +4,7 @@
 mod action;
 mod agent;
 mod ai;
+mod cap;
 pub mod codes;
 mod ctxt;
 mod diagnostic;
@@ -15,6 +16,7 @@ mod names;
 mod plugins;
 pub mod quote;
 mod reasoning;
+mod repeats;
 mod routes;
 mod settings;
 mod statechart;
@@ -22,6 +24,7 @@ pub mod suggest;
 pub mod tree;
 
 pub use action::{ActionShape, StateAccess};
+pub use cap::cap;
 pub use codes::Code;
 pub use ctxt::Ctxt;
 pub use diagnostic::{Diagnostic, Label, Severity, to_syn_error};

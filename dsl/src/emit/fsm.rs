@@ -107,12 +107,17 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
     // For each state: its event rows grouped by event, in the events' order.
     let event_groups = |state: &str| -> Vec<(usize, Vec<&RowDef>)> {
         let mut groups: Vec<(usize, Vec<&RowDef>)> = Vec::new();
+        // Where each event's group is, so many events leaving one state stay linear.
+        let mut slot: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
         for row in event_rows_of(state) {
             let Some(event) = row.event() else { continue };
             let index = event_index[event.value.as_str()];
-            match groups.iter_mut().find(|(i, _)| *i == index) {
-                Some((_, rows)) => rows.push(row),
-                None => groups.push((index, vec![row])),
+            match slot.get(&index) {
+                Some(&at) => groups[at].1.push(row),
+                None => {
+                    slot.insert(index, groups.len());
+                    groups.push((index, vec![row]));
+                }
             }
         }
         groups.sort_by_key(|(i, _)| *i);
@@ -174,9 +179,20 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
             }
         })
     });
-    let action_arms = indexed.iter().filter_map(|(i, row)| {
+    let action_arms: Vec<TokenStream> = indexed
+        .iter()
+        .filter_map(|(i, row)| {
+            let path = rust_path(&row.action.as_ref()?.value);
+            Some(quote!(#i => ::core::option::Option::Some(#rt::FsmAction::<Self>::of::<#path>())))
+        })
+        .collect();
+    // The same table, calling each action through a constant function pointer, which the
+    // optimizer turns into a direct call and inlines (a bound error here is the same
+    // diagnostic at the same span as `row_action`'s, which rustc reports once).
+    let run_arms = indexed.iter().filter_map(|(i, row)| {
         let path = rust_path(&row.action.as_ref()?.value);
-        Some(quote!(#i => ::core::option::Option::Some(#rt::FsmAction::<Self>::of::<#path>())))
+        let (agent, params) = (local("agent"), local("params"));
+        Some(quote!(#i => ::core::option::Option::Some((#rt::FsmAction::<Self>::of::<#path>().run)(#agent, #params))))
     });
     let guard_list = |rows: Vec<&RowDef>| {
         let names: Vec<String> = rows
@@ -215,14 +231,23 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
         let s = ident(&state.value, state.span);
         Some(quote!(#state_ty::#s => ::core::option::Option::Some(::core::time::Duration::from_millis(#ms))))
     });
+    // Each state's first hook of each kind, indexed once (a search per state would be
+    // quadratic in the hooks).
+    let mut hooks: std::collections::HashMap<(HookKind, &str), &crate::model::HookDef> =
+        std::collections::HashMap::new();
+    for hook in &fsm.hooks {
+        hooks
+            .entry((hook.kind.value, hook.state.value.as_str()))
+            .or_insert(hook);
+    }
     let hook_arms = |kind: HookKind| {
-        let fsm = &fsm;
         let state_ty = &state_ty;
         let rt = &rt;
+        let hooks = &hooks;
         states
             .iter()
             .filter_map(move |state| {
-                let hook = fsm.hook(kind, &state.value)?;
+                let hook = hooks.get(&(kind, state.value.as_str()))?;
                 let s = ident(&state.value, state.span);
                 let action = rust_path(&hook.action.value);
                 Some(quote!(#state_ty::#s => ::core::option::Option::Some(#rt::FsmAction::<Self>::of::<#action>())))
@@ -297,7 +322,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
         }
 
         impl #krate::Command<#agent> for #event_ty {
-            type Output = ::core::result::Result<::std::vec::Vec<#krate::Directive>, #krate::AgentError>;
+            type Output = ::core::result::Result<::std::vec::Vec<#krate::Directive>, #rt::FsmError<#agent>>;
             #[inline]
             fn run(self, agent: &mut #krate::Agent<#agent>) -> Self::Output {
                 #krate::Fsm::fire(agent, self, #private::serde_json::Value::Null)
@@ -362,6 +387,19 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
             fn row_action(row: u32) -> ::core::option::Option<#rt::FsmAction<Self>> {
                 match row {
                     #(#action_arms,)*
+                    _ => ::core::option::Option::None,
+                }
+            }
+
+            #[inline]
+            #[allow(unreachable_patterns, unused_variables)]
+            fn run_row(
+                #l_row: u32,
+                #l_agent: &mut Self,
+                #l_params: &#private::serde_json::Value,
+            ) -> ::core::option::Option<::core::result::Result<#krate::Outcome, #krate::ActionError>> {
+                match #l_row {
+                    #(#run_arms,)*
                     _ => ::core::option::Option::None,
                 }
             }

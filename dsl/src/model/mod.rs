@@ -25,7 +25,7 @@ pub use fsm::{
     CompoundDef, FsmDef, HistoryDef, HookDef, HookKind, RowDef, TerminalDef, TerminalKind, Trigger,
     event_variant,
 };
-pub use literal::{DurationMs, Literal};
+pub use literal::{DurationMs, Literal, separated_unit, unit_of_word};
 pub use plugin::{
     BUILTIN_PLUGINS, BuiltinPlugin, DEFAULT_AI_PLUGINS, PluginDef, PluginOption, PluginOptionSpec,
     PluginOptionType, builtin_plugin,
