@@ -22,6 +22,7 @@ pub mod exec;
 pub mod inspect;
 pub mod instruction;
 pub mod params;
+pub mod plugin;
 pub mod quote;
 pub mod route;
 pub mod runner;
