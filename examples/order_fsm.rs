@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use stratagem::prelude::*;
-use stratagem::{AgentError, Snapshot};
+use stratagem::{FsmError, Snapshot};
 use tracing_subscriber::EnvFilter;
 
 /// Takes an order from cart to delivery.
@@ -158,7 +158,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     // Not enough: the guard rejects the payment and nothing changes.
     match order.cmd(OrderEvent::Pay.with(json!({ "amount": 5.0 }))) {
-        Err(AgentError::GuardRejected { .. }) => println!(
+        Err(FsmError::GuardRejected { .. }) => println!(
             "  pay 5.00 of {:.2}: rejected by `paid_in_full`",
             order.state().total
         ),

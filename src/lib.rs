@@ -80,6 +80,9 @@ pub mod guide {
     #[doc = include_str!("../docs/agent_files.md")]
     pub mod agent_files {}
 
+    #[doc = include_str!("../docs/plugins.md")]
+    pub mod plugins {}
+
     #[doc = include_str!("../docs/server.md")]
     pub mod server {}
 

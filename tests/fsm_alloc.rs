@@ -96,3 +96,82 @@ fn transitions_without_actions_allocate_nothing() {
     assert_eq!(allocations, 0);
     assert_eq!(cd.fsm_state(), CdState::Stopped);
 }
+
+/// A ledger whose rows run actions that read the state (`&Ledger`) and one that writes it.
+#[agent(strategy = Fsm, transitions {
+    initial Open
+    terminal Closed
+    Open -> Closed on close
+    Open on look do look
+    Open on note do note
+    Open on stamp do stamp
+    Open on bad_stamp do bad_stamp
+})]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Ledger {
+    entries: Vec<String>,
+    stamp: u32,
+}
+
+/// Reads the state: cannot change it, so the machine keeps no copy to restore.
+#[action]
+fn look(ledger: &Ledger) {
+    assert!(ledger.entries.len() < 1_000);
+}
+
+/// Writes the state: a copy of it (here its `Vec`) is kept to restore if the action fails.
+#[action]
+fn note(ledger: &mut Ledger) {
+    ledger.stamp += 1;
+}
+
+/// Reads the state and changes it through a state operation, applied after a copy is taken.
+#[action]
+fn stamp(ledger: &Ledger) -> Outcome {
+    Outcome::new().set_path("stamp", json!(ledger.stamp + 1))
+}
+
+/// A first operation that applies, then one that does not: all or nothing.
+#[action]
+fn bad_stamp(_: &Ledger) -> Outcome {
+    Outcome::new()
+        .set_path("stamp", json!(99))
+        .set_path("stamp", json!("not a number"))
+}
+
+#[test]
+fn actions_that_cannot_write_the_state_run_without_a_copy_of_it() {
+    let mut ledger = Agent::new(Ledger {
+        entries: vec!["opening balance".into(); 4],
+        stamp: 0,
+    });
+    ledger.init();
+    ledger.cmd(LedgerEvent::Look).unwrap();
+
+    // `&Ledger`: nothing copied, nothing allocated.
+    let (result, allocations) = counted(|| ledger.cmd(LedgerEvent::Look));
+    result.unwrap();
+    assert_eq!(allocations, 0, "an action reading the state copies nothing");
+
+    // `&mut Ledger`: the copy kept for rollback clones the entries (the `Vec` and its four
+    // `String`s), which is what an action that may change the state costs.
+    let (result, allocations) = counted(|| ledger.cmd(LedgerEvent::Note));
+    result.unwrap();
+    assert_eq!(
+        allocations, 5,
+        "a writing action keeps one copy of the state"
+    );
+    assert_eq!(ledger.state().stamp, 1);
+
+    // State operations of a reading action are applied after a copy is taken, so they are
+    // all or nothing too.
+    ledger.cmd(LedgerEvent::Stamp).unwrap();
+    assert_eq!(ledger.state().stamp, 2);
+    let error = ledger.cmd(LedgerEvent::BadStamp).unwrap_err();
+    assert!(
+        error.to_string().starts_with("action `bad_stamp` failed"),
+        "{error}"
+    );
+    assert_eq!(ledger.state().stamp, 2, "the first operation was undone");
+    assert_eq!(ledger.state().entries.len(), 4);
+}

@@ -392,7 +392,8 @@ proptest! {
                 Step::Event { name, params, typed } => {
                     let result = if *typed {
                         let event = <Vending as FsmSpec>::event(name).unwrap();
-                        agent.cmd(event.with(params.clone()))
+                        // The typed error, as a signal's refusal reports it.
+                        agent.cmd(event.with(params.clone())).map_err(AgentError::from)
                     } else {
                         untyped(agent.cmd(Instruction::new(*name, params.clone())))
                     };

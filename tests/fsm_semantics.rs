@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use stratagem::prelude::*;
 use stratagem::strategy::fsm::TIMEOUT_SIGNAL;
-use stratagem::{ActionErrorKind, AgentError, ErrorContext};
+use stratagem::{ActionErrorKind, AgentError, ErrorContext, FsmError};
 
 /// A support ticket: exercises guards (with and without parameters), exit/row/entry actions,
 /// failing and panicking actions, a timer, and both kinds of terminal state.
@@ -203,7 +203,18 @@ fn no_row_is_an_invalid_transition_and_changes_nothing() {
     let mut ticket = owned();
     ticket.init();
     let before = frozen(&ticket);
-    let error = ticket.cmd(TicketEvent::Finish).unwrap_err();
+    let refused = ticket.cmd(TicketEvent::Finish).unwrap_err();
+    // The typed refusal is the two enum values; the names come from the generated tables.
+    assert_eq!(
+        refused,
+        FsmError::InvalidTransition {
+            state: TicketState::Open,
+            event: TicketEvent::Finish,
+        }
+    );
+    assert_eq!(refused.accepted(), ["start", "poke"]);
+    let error = AgentError::from(refused.clone());
+    assert_eq!(refused.to_string(), error.to_string());
     assert_eq!(
         error,
         AgentError::InvalidTransition {
@@ -240,7 +251,16 @@ fn all_guards_false_is_guard_rejected_and_changes_nothing() {
     let mut ticket = Ticket::new(); // neither urgent nor owned
     ticket.init();
     let before = frozen(&ticket);
-    let error = ticket.cmd(TicketEvent::Start.with(by("ada"))).unwrap_err();
+    let refused = ticket.cmd(TicketEvent::Start.with(by("ada"))).unwrap_err();
+    assert_eq!(
+        refused,
+        FsmError::GuardRejected {
+            state: TicketState::Open,
+            event: TicketEvent::Start,
+        }
+    );
+    assert_eq!(refused.guards(), ["is_urgent", "has_owner"]);
+    let error = AgentError::from(refused);
     assert_eq!(
         error,
         AgentError::GuardRejected {
@@ -262,12 +282,13 @@ fn guards_read_the_events_parameters() {
     let before = frozen(&ticket);
     assert!(matches!(
         ticket.cmd(TicketEvent::Finish.with(json!({"progress": 50}))),
-        Err(AgentError::GuardRejected { .. })
+        Err(FsmError::GuardRejected { .. })
     ));
     // Parameters the guard cannot read are a clear error, not a silent `false`.
-    let error = ticket
+    let error: AgentError = ticket
         .cmd(TicketEvent::Finish.with(json!({"progress": "most"})))
-        .unwrap_err();
+        .unwrap_err()
+        .into();
     let AgentError::GuardFailed { guard, error } = &error else {
         panic!("{error:?}")
     };
@@ -288,7 +309,10 @@ fn a_failing_action_leaves_state_and_position_unchanged() {
     ticket.init();
     ticket.state_mut().fail_exit = true;
     let before = frozen(&ticket);
-    let error = ticket.cmd(TicketEvent::Start.with(by("ada"))).unwrap_err();
+    let error: AgentError = ticket
+        .cmd(TicketEvent::Start.with(by("ada")))
+        .unwrap_err()
+        .into();
     assert!(
         matches!(&error, AgentError::Action { action, .. } if action == "leave_open"),
         "{error:?}"
@@ -304,7 +328,10 @@ fn a_failing_action_leaves_state_and_position_unchanged() {
     ticket.init();
     ticket.state_mut().fail_enter = true;
     let before = frozen(&ticket);
-    let error = ticket.cmd(TicketEvent::Start.with(by("ada"))).unwrap_err();
+    let error: AgentError = ticket
+        .cmd(TicketEvent::Start.with(by("ada")))
+        .unwrap_err()
+        .into();
     assert_eq!(
         error.to_string(),
         "action `enter_working` failed: entry refused"
@@ -314,10 +341,10 @@ fn a_failing_action_leaves_state_and_position_unchanged() {
     // The row's action fails, or panics.
     let mut ticket = working();
     let before = frozen(&ticket);
-    let error = ticket.cmd(TicketEvent::FailHere).unwrap_err();
+    let error: AgentError = ticket.cmd(TicketEvent::FailHere).unwrap_err().into();
     assert_eq!(error.to_string(), "action `fail` failed: cannot do that");
     assert_eq!(frozen(&ticket), before);
-    let error = ticket.cmd(TicketEvent::PanicHere).unwrap_err();
+    let error: AgentError = ticket.cmd(TicketEvent::PanicHere).unwrap_err().into();
     let AgentError::Action { error, .. } = &error else {
         panic!("{error:?}")
     };
@@ -328,9 +355,10 @@ fn a_failing_action_leaves_state_and_position_unchanged() {
     let mut ticket = owned();
     ticket.init();
     let before = frozen(&ticket);
-    let error = ticket
+    let error: AgentError = ticket
         .cmd(TicketEvent::Start.with(json!({"by": 7})))
-        .unwrap_err();
+        .unwrap_err()
+        .into();
     let AgentError::Action { action, error } = &error else {
         panic!("{error:?}")
     };

@@ -3,7 +3,7 @@
 //! Compiling this file is most of the test; the assertions check the items still work.
 
 use stratagem::prelude::*;
-use stratagem::{AgentError, Runner};
+use stratagem::{FsmError, Runner};
 
 /// Writes an action whose every token, return type included, comes from a `macro_rules!`.
 macro_rules! counting_action {
@@ -118,7 +118,7 @@ fn guards_may_share_names_with_generated_arguments() {
     gate.state_mut().second = false;
     let refused = gate.cmd(GateEvent::Go).unwrap_err();
     assert!(
-        matches!(&refused, AgentError::GuardRejected { guards, .. } if guards.iter().map(|g| g.as_ref()).eq(["agent", "params"])),
+        matches!(&refused, FsmError::GuardRejected { .. } if refused.guards().iter().map(|g| g.as_ref()).eq(["agent", "params"])),
         "{refused:?}"
     );
 }

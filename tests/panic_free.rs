@@ -46,7 +46,7 @@ async fn a_panicking_guard_is_a_guard_error_everywhere() {
     let mut gate = broken_gate();
     gate.init();
     let before = serde_json::to_value(&gate).unwrap();
-    assert_guard_panicked(&gate.cmd(GateEvent::Open).unwrap_err());
+    assert_guard_panicked(&gate.cmd(GateEvent::Open).unwrap_err().into());
     assert_eq!(gate.fsm_state(), GateState::Closed);
     // `handle_signal`, and the `Runner`.
     let out = gate.handle_signal(&Signal::new("gate.open", json!({})));

@@ -133,6 +133,13 @@ fn entering_a_compound_state_enters_its_initial_child_outermost_first() {
         ["exit Stopped", "enter Active", "enter Playing"]
     );
     assert!(player.in_state(S::Active) && player.in_state(S::On));
+    let snapshot = player.snapshot();
+    assert_eq!(snapshot.details["state"], "Playing");
+    assert_eq!(
+        snapshot.details["active"],
+        serde_json::json!(["On", "Active", "Playing"]),
+        "the configuration, outermost first"
+    );
 }
 
 #[test]
@@ -228,7 +235,7 @@ fn internal_rows_of_a_substate_run_only_their_action() {
 #[test]
 fn events_of_ancestors_are_accepted_and_others_refused_naming_the_leaf() {
     let mut player = at(&[E::Power]);
-    let error = player.cmd(E::Pause).unwrap_err();
+    let error = AgentError::from(player.cmd(E::Pause).unwrap_err());
     match error {
         AgentError::InvalidTransition {
             state, accepted, ..

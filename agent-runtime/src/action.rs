@@ -38,6 +38,11 @@ pub trait Action<S>: 'static {
     const DESCRIPTION: &'static str;
     /// How the host runs it when it is async.
     const EXEC: ExecOptions = ExecOptions::DEFAULT;
+    /// Whether the action takes the state by `&mut`, so that running it may change the state
+    /// directly. `#[action]` sets it to `false` for functions taking `&S` or no state: the
+    /// strategies then keep no copy of the state to restore if it fails (its state operations,
+    /// if any, are applied after a copy is taken).
+    const WRITES_STATE: bool = true;
     /// The entry agents put in their action tables.
     const ENTRY: ActionEntry<S>;
     /// What to do when a behaviour tree halts this action's leaf while it runs

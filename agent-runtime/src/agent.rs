@@ -15,6 +15,7 @@ use crate::action::{ActionEntry, ActionSpec, Outcome};
 use crate::directive::Directive;
 use crate::error::{ActionError, AgentError, ErrorContext};
 use crate::instruction::{ExecOptions, Instruction};
+use crate::plugin::{Plugin, PluginCall, PluginStack, PluginStates};
 use crate::route::{RouteError, RouteSpec, RouteTarget, Router};
 use crate::signal::Signal;
 use crate::snapshot::{Snapshot, Status};
@@ -53,7 +54,13 @@ pub trait AgentSpec:
         &[]
     }
 
-    /// The agent's router: its routes plus the strategy's, validated once.
+    /// The plugins the agent mounts, in mount order (none by default; `#[agent(plugins =
+    /// [...])]` generates this).
+    fn plugins() -> &'static PluginStack {
+        PluginStack::none()
+    }
+
+    /// The agent's router: its routes plus the strategy's and the plugins', validated once.
     ///
     /// The default caches one router per agent type; generated code overrides it with a static.
     fn router() -> Result<&'static Router, &'static RouteError> {
@@ -69,10 +76,18 @@ pub trait AgentSpec:
     }
 }
 
-/// Builds the router of `S`: agent routes first, then the strategy's, in declaration order.
+/// Builds the router of `S`: agent routes first, then the strategy's, then the plugins', in
+/// declaration order. A plugin mounted twice, or a plugin route with exactly the pattern of an
+/// agent route, is an error.
 pub fn build_router<S: AgentSpec>() -> Result<Router, RouteError> {
     let strategy_routes = S::Strategy::signal_routes();
-    Router::new(S::routes().iter().chain(strategy_routes.iter()))
+    let plugin_routes = S::plugins().route_specs(S::routes())?;
+    Router::new(
+        S::routes()
+            .iter()
+            .chain(strategy_routes.iter())
+            .chain(plugin_routes.iter()),
+    )
 }
 
 type CachedRouter = &'static Result<Router, RouteError>;
@@ -109,21 +124,24 @@ pub trait Command<S: AgentSpec> {
 impl<S: AgentSpec> Command<S> for Instruction {
     type Output = Vec<Directive>;
     fn run(self, agent: &mut Agent<S>) -> Vec<Directive> {
-        strategy_cmd(agent, vec![self])
+        let out = strategy_cmd(agent, vec![self]);
+        agent.outbound(out)
     }
 }
 
 impl<S: AgentSpec> Command<S> for Vec<Instruction> {
     type Output = Vec<Directive>;
     fn run(self, agent: &mut Agent<S>) -> Vec<Directive> {
-        strategy_cmd(agent, self)
+        let out = strategy_cmd(agent, self);
+        agent.outbound(out)
     }
 }
 
 impl<S: AgentSpec, const N: usize> Command<S> for [Instruction; N] {
     type Output = Vec<Directive>;
     fn run(self, agent: &mut Agent<S>) -> Vec<Directive> {
-        strategy_cmd(agent, self.into())
+        let out = strategy_cmd(agent, self.into());
+        agent.outbound(out)
     }
 }
 
@@ -177,6 +195,7 @@ pub struct Agent<S: AgentSpec> {
     id: String,
     state: S,
     strategy: StrategyState<S>,
+    plugins: PluginStates,
 }
 
 impl<S: AgentSpec> Agent<S> {
@@ -186,6 +205,7 @@ impl<S: AgentSpec> Agent<S> {
             id: uuid::Uuid::new_v4().to_string(),
             state,
             strategy: StrategyState::<S>::default(),
+            plugins: S::plugins().mount(),
         }
     }
 
@@ -226,6 +246,37 @@ impl<S: AgentSpec> Agent<S> {
         (&mut self.state, &mut self.strategy)
     }
 
+    /// The state of the mounted plugin `P` (`None` when the agent does not mount it).
+    pub fn plugin_state<P: Plugin>(&self) -> Option<&P::State> {
+        self.plugins.get(P::STATE_KEY)?.as_any().downcast_ref()
+    }
+
+    /// The state of the mounted plugin `P`, mutably.
+    pub fn plugin_state_mut<P: Plugin>(&mut self) -> Option<&mut P::State> {
+        self.plugins
+            .slices
+            .iter_mut()
+            .find(|(k, _)| *k == P::STATE_KEY)?
+            .1
+            .as_any_mut()
+            .downcast_mut()
+    }
+
+    /// Every plugin's state, in mount order.
+    pub fn plugin_states(&self) -> &PluginStates {
+        &self.plugins
+    }
+
+    /// Runs the plugins' outbound hooks on the `Emit` directives of a step.
+    #[inline]
+    fn outbound(&mut self, mut directives: Vec<Directive>) -> Vec<Directive> {
+        let stack = S::plugins();
+        if !stack.is_empty() {
+            stack.after_emit(&mut self.plugins, &mut directives);
+        }
+        directives
+    }
+
     /// The id and both states at once: strategies name the agent in their trace events.
     pub(crate) fn parts_with_id(&mut self) -> (&str, &mut S, &mut StrategyState<S>) {
         (&self.id, &mut self.state, &mut self.strategy)
@@ -238,7 +289,8 @@ impl<S: AgentSpec> Agent<S> {
 
     /// Runs the strategy's `init`; idempotent.
     pub fn init(&mut self) -> Vec<Directive> {
-        S::Strategy::init(self)
+        let out = S::Strategy::init(self);
+        self.outbound(out)
     }
 
     /// Runs instructions (or, for generated FSMs, typed events) through the strategy. Pure.
@@ -248,6 +300,11 @@ impl<S: AgentSpec> Agent<S> {
 
     /// Advances a strategy that reported `Running`.
     pub fn tick(&mut self) -> Vec<Directive> {
+        let out = self.tick_strategy();
+        self.outbound(out)
+    }
+
+    fn tick_strategy(&mut self) -> Vec<Directive> {
         if <S::Strategy as Strategy<S>>::CATCHES_PANICS {
             S::Strategy::tick(self)
         } else {
@@ -313,6 +370,11 @@ impl<S: AgentSpec> Agent<S> {
     /// [`handle_signal`](Agent::handle_signal) through another router: a host's, which adds
     /// plugin routes to the agent's own.
     pub fn handle_signal_with(&mut self, router: &Router, signal: &Signal) -> Vec<Directive> {
+        let stack = S::plugins();
+        if !stack.is_empty() {
+            let out = self.handle_with_plugins(stack, router, signal);
+            return self.outbound(out);
+        }
         match route_with(router, signal) {
             Ok((instructions, tick)) => {
                 let mut out = if instructions.is_empty() {
@@ -321,7 +383,7 @@ impl<S: AgentSpec> Agent<S> {
                     strategy_cmd(self, instructions)
                 };
                 if tick {
-                    out.extend(self.tick());
+                    out.extend(self.tick_strategy());
                 }
                 out
             }
@@ -333,6 +395,77 @@ impl<S: AgentSpec> Agent<S> {
                 },
             )],
         }
+    }
+}
+
+impl<S: AgentSpec> Agent<S> {
+    /// [`handle_signal_with`](Agent::handle_signal_with) for an agent with plugins: the
+    /// pre-routing hooks, then the routes, plugin actions run on their state and the others
+    /// through the strategy, in route order.
+    fn handle_with_plugins(
+        &mut self,
+        stack: &PluginStack,
+        router: &Router,
+        incoming: &Signal,
+    ) -> Vec<Directive> {
+        let mut signal = incoming.clone();
+        if let Err((plugin, reason)) = stack.before_route(&mut self.plugins, &mut signal) {
+            return vec![Directive::error(
+                AgentError::PluginRefused { plugin, reason },
+                signal_context(incoming),
+            )];
+        }
+        let (instructions, tick) = match route_with(router, &signal) {
+            Ok(routed) => routed,
+            // A hook rewrote the signal into one nothing here handles (a refusal as
+            // `ai.request.error`): it goes out as it is, to the caller and the subscribers.
+            Err(AgentError::NoRoute { .. }) if signal.signal_type != incoming.signal_type => {
+                return vec![Directive::Emit(signal)];
+            }
+            Err(error) => return vec![Directive::error(error, signal_context(&signal))],
+        };
+        let mut out = Vec::new();
+        let mut batch = Vec::new();
+        for instruction in instructions {
+            let Some((index, action)) = stack.action(&instruction.action) else {
+                batch.push(instruction);
+                continue;
+            };
+            if !batch.is_empty() {
+                out.extend(strategy_cmd(self, std::mem::take(&mut batch)));
+            }
+            let call = PluginCall {
+                action,
+                instruction: &instruction,
+                signal: &signal,
+                agent: S::NAME,
+                agent_id: &self.id,
+            };
+            match stack.run(index, &mut self.plugins, call) {
+                Ok(directives) => out.extend(directives),
+                Err(error) => out.push(Directive::error(
+                    AgentError::Action {
+                        action: instruction.action.clone().into(),
+                        error,
+                    },
+                    ErrorContext::instruction(&instruction),
+                )),
+            }
+        }
+        if !batch.is_empty() {
+            out.extend(strategy_cmd(self, batch));
+        }
+        if tick {
+            out.extend(self.tick_strategy());
+        }
+        out
+    }
+}
+
+fn signal_context(signal: &Signal) -> ErrorContext {
+    ErrorContext::Signal {
+        id: signal.id.clone(),
+        signal_type: signal.signal_type.clone(),
     }
 }
 
@@ -384,18 +517,23 @@ impl<S: AgentSpec> Clone for Agent<S> {
             id: self.id.clone(),
             state: self.state.clone(),
             strategy: self.strategy.clone(),
+            plugins: self.plugins.clone(),
         }
     }
 }
 
 impl<S: AgentSpec> fmt::Debug for Agent<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Agent")
+        let mut debug = f.debug_struct("Agent");
+        debug
             .field("agent", &S::NAME)
             .field("id", &self.id)
             .field("state", &self.state)
-            .field("strategy", &self.strategy)
-            .finish()
+            .field("strategy", &self.strategy);
+        if !self.plugins.is_empty() {
+            debug.field("plugins", &self.plugins);
+        }
+        debug.finish()
     }
 }
 
@@ -405,7 +543,10 @@ where
     StrategyState<S>: PartialEq,
 {
     fn eq(&self, other: &Self) -> bool {
-        self.id == other.id && self.state == other.state && self.strategy == other.strategy
+        self.id == other.id
+            && self.state == other.state
+            && self.strategy == other.strategy
+            && self.plugins == other.plugins
     }
 }
 
@@ -415,6 +556,8 @@ struct AgentRef<'a, S, T> {
     id: &'a str,
     state: &'a S,
     strategy: &'a T,
+    #[serde(skip_serializing_if = "PluginStates::is_empty")]
+    plugins: &'a PluginStates,
 }
 
 #[derive(Deserialize)]
@@ -423,6 +566,8 @@ struct AgentOwned<S, T> {
     id: String,
     state: S,
     strategy: T,
+    #[serde(default)]
+    plugins: crate::plugin::SavedStates,
 }
 
 impl<S: AgentSpec> Serialize for Agent<S> {
@@ -432,6 +577,7 @@ impl<S: AgentSpec> Serialize for Agent<S> {
             id: &self.id,
             state: &self.state,
             strategy: &self.strategy,
+            plugins: &self.plugins,
         }
         .serialize(s)
     }
@@ -447,10 +593,14 @@ impl<'de, S: AgentSpec> Deserialize<'de> for Agent<S> {
                 S::NAME
             )));
         }
+        let plugins = S::plugins()
+            .restore(wire.plugins)
+            .map_err(serde::de::Error::custom)?;
         Ok(Agent {
             id: wire.id,
             state: wire.state,
             strategy: wire.strategy,
+            plugins,
         })
     }
 }

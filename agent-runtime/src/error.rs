@@ -417,6 +417,14 @@ pub enum AgentError {
         /// Why, with what would make it possible.
         reason: String,
     },
+    /// A plugin's pre-routing hook refused the signal; nothing ran.
+    #[error("plugin `{plugin}` refused the signal: {reason}")]
+    PluginRefused {
+        /// The plugin's state key.
+        plugin: String,
+        /// Why.
+        reason: String,
+    },
 }
 
 /// "it accepts: `a`, `b`", or for a state that only a timer (or nothing) leaves, "it accepts no

@@ -24,6 +24,7 @@ pub mod http;
 pub mod inspect;
 pub mod instruction;
 pub mod params;
+pub mod plugin;
 pub mod quote;
 pub mod route;
 pub mod runner;
@@ -52,8 +53,8 @@ pub use signal::{Signal, SignalError};
 pub use snapshot::{Snapshot, Status};
 pub use state_op::{StateOp, StatePath};
 pub use strategy::{
-    BehaviorTree, BehaviorTreeState, Direct, DirectState, Fsm, FsmSpec, FsmState, Strategy,
-    TreeAgent,
+    BehaviorTree, BehaviorTreeState, Direct, DirectState, Fsm, FsmError, FsmSpec, FsmState,
+    Strategy, TreeAgent,
 };
 
 /// Items generated code relies on; not a stable API.

@@ -61,6 +61,22 @@ pub enum RouteError {
         /// The priority given.
         priority: i32,
     },
+    /// Two mounted plugins share a state key (a plugin mounted twice).
+    #[error("plugin state key `{key}` is mounted twice; each plugin is mounted once")]
+    DuplicatePlugin {
+        /// The key.
+        key: String,
+    },
+    /// A plugin route has exactly the pattern of one of the agent's own routes.
+    #[error(
+        "plugin `{plugin}` routes `{pattern}`, which the agent routes too; give the agent's route another pattern or leave the signal to the plugin"
+    )]
+    PluginRouteCollision {
+        /// The plugin's state key.
+        plugin: String,
+        /// The pattern both declare.
+        pattern: String,
+    },
 }
 
 /// One segment of a pattern.

@@ -157,6 +157,81 @@ fn search_options_build_the_same_model_and_code_in_both_front_ends() {
     }
 }
 
+const PLUGINS_FILE: &str = r#"
+agent Helper {
+    strategy react { model "fast" }
+    plugins {
+        Policy { mode monitor, deny_patterns "drop table", "rm -rf" }
+        Quota { max_requests 50, window_ms 60000 }
+        Retrieval { enrich false }
+        custom(audit::Audit) { level "info" }
+    }
+    default_plugins false
+}
+"#;
+
+#[test]
+fn plugins_build_the_same_model_and_code_in_both_front_ends() {
+    let mut file = syntax::parse(FileId(0), PLUGINS_FILE)
+        .expect("the file parses")
+        .agents
+        .remove(0);
+    let attr = quote! {
+        strategy = React,
+        model = "fast",
+        plugins = [
+            Policy { mode = monitor, deny_patterns = ["drop table", "rm -rf"] },
+            Quota { max_requests = 50, window_ms = 60000 },
+            Retrieval { enrich = false },
+            custom(audit::Audit) { level = "info" },
+        ],
+        default_plugins = false,
+    };
+    let item: syn::Item = syn::parse_quote! { struct Helper; };
+    let from_macro = tokens::agent(attr, &item).expect("the macro input parses");
+    file.state = StateDef::External;
+    assert_eq!(file, from_macro);
+    check::agent(&from_macro).expect("the plugins check");
+    let code = emit::agent(&from_macro).to_string();
+    assert_eq!(code, emit::agent(&file).to_string());
+    // No default plugins, the declared ones in order, as struct literals.
+    assert!(!code.contains("ModelRouting"), "{code}");
+    for expected in [
+        "mode : :: core :: convert :: From :: from (\"monitor\")",
+        "max_requests : 50",
+        "enrich : false",
+        "audit :: Audit { level : :: core :: convert :: From :: from (\"info\")",
+    ] {
+        assert!(code.contains(expected), "`{expected}` in {code}");
+    }
+}
+
+#[test]
+fn an_ai_agent_mounts_model_routing_and_policy_first_unless_it_lists_them() {
+    let agent = |attr: proc_macro2::TokenStream| {
+        let item: syn::Item = syn::parse_quote! { struct Helper; };
+        let def = tokens::agent(attr, &item).expect("the macro input parses");
+        let mounted: Vec<String> = emit::mounted(&def)
+            .iter()
+            .map(|m| match m {
+                emit::Mounted::Default(name) => format!("{name} (default)"),
+                emit::Mounted::Declared(p) => p.name.value.clone(),
+            })
+            .collect();
+        mounted
+    };
+    assert_eq!(
+        agent(quote!(strategy = React, plugins = [Quota])),
+        ["ModelRouting (default)", "Policy (default)", "Quota"]
+    );
+    assert_eq!(
+        agent(quote!(strategy = React, plugins = [Quota, Policy { mode = monitor }])),
+        ["ModelRouting (default)", "Quota", "Policy"]
+    );
+    assert!(agent(quote!(strategy = Direct, plugins = [])).is_empty());
+    assert!(agent(quote!(strategy = React, default_plugins = false)).is_empty());
+}
+
 /// A statechart's body, written once for both hosts.
 macro_rules! player_machine {
     ($($body:tt)*) => {

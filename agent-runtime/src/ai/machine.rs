@@ -220,7 +220,10 @@ pub fn pending_llm_calls<S: AiAgent>(ai: &AiState, kind: StrategyKind) -> Vec<Ll
 
 fn request_for<S: AiAgent>(run: &AiRun, react: bool) -> LlmRequest {
     let config = S::AI;
-    let mut request = LlmRequest::new(config.model, run.messages.clone());
+    let mut request = LlmRequest::new(
+        run.model.as_deref().unwrap_or(config.model),
+        run.messages.clone(),
+    );
     if react {
         request.tools = S::tool_specs();
         request.tool_choice = if request.tools.is_empty() {
@@ -308,6 +311,11 @@ impl<S: AiAgent> Machine<'_, S> {
     }
 
     fn query(&mut self, instruction: Instruction) {
+        let model = instruction
+            .params
+            .get("model")
+            .and_then(Value::as_str)
+            .map(str::to_string);
         let (query, request_id) = match &instruction.params {
             Value::String(q) => (q.clone(), instruction.id.clone()),
             Value::Object(map) => match map.get("query").and_then(Value::as_str) {
@@ -384,6 +392,7 @@ impl<S: AiAgent> Machine<'_, S> {
             usage: Default::default(),
             strategy: Some(kind),
             adaptive,
+            model,
             calls: Vec::new(),
             trace: None,
             result: None,

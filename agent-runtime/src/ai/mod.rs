@@ -34,6 +34,7 @@ mod models;
 mod openai;
 mod options;
 mod parse;
+pub mod plugins;
 #[cfg(feature = "ai-http")]
 pub(crate) mod retry_wait;
 pub mod schema;

@@ -196,13 +196,13 @@ pub(crate) fn pending_calls<S: AiAgent>(run: &AiRun) -> Vec<LlmCall> {
         .map(|call| LlmCall {
             call_id: call.call_id.clone(),
             request_id: run.request_id.clone(),
-            request: request_for::<S>(call.messages.clone()),
+            request: request_for::<S>(run.model.as_deref(), call.messages.clone()),
         })
         .collect()
 }
 
-fn request_for<S: AiAgent>(messages: Vec<ChatMessage>) -> LlmRequest {
-    let mut request = LlmRequest::new(S::AI.model, messages);
+fn request_for<S: AiAgent>(model: Option<&str>, messages: Vec<ChatMessage>) -> LlmRequest {
+    let mut request = LlmRequest::new(model.unwrap_or(S::AI.model), messages);
     request.temperature = S::AI.temperature;
     request.max_tokens = S::AI.max_tokens;
     request
@@ -255,7 +255,7 @@ impl<S: AiAgent> Machine<'_, S> {
             self.out.push(Directive::Llm(Box::new(LlmCall {
                 call_id,
                 request_id: run.request_id.clone(),
-                request: request_for::<S>(messages),
+                request: request_for::<S>(run.model.as_deref(), messages),
             })));
         }
     }

@@ -123,6 +123,10 @@ pub struct AiRun {
     /// Why Adaptive chose `strategy`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub adaptive: Option<AdaptiveChoice>,
+    /// The model alias the request asked for (`"model"` in its data, which the ModelRouting
+    /// plugin fills in); `None` runs the agent's own model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
     /// A search's model calls still unanswered (several at once when a step issues many).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub calls: Vec<SearchCall>,

@@ -271,6 +271,7 @@ where
 #[inline]
 fn run_draft<S, F>(
     name: &str,
+    writes: bool,
     state: &mut S,
     out: &mut Vec<Directive>,
     f: F,
@@ -279,7 +280,9 @@ where
     S: Clone + Serialize + DeserializeOwned,
     F: FnOnce(&mut S) -> Option<Result<Outcome, ActionError>>,
 {
-    let backup = state.clone();
+    // An action that cannot write the state (`&S` or no state) needs no copy until its state
+    // operations are applied.
+    let mut backup = writes.then(|| state.clone());
     let result = catch_unwind(AssertUnwindSafe(
         || -> Result<bool, Option<Box<ActionError>>> {
             let outcome = match f(state) {
@@ -292,6 +295,9 @@ where
                 }
             };
             if !outcome.ops.is_empty() {
+                if backup.is_none() {
+                    backup = Some(state.clone());
+                }
                 apply_ops(state, &outcome.ops).map_err(reported)?;
             }
             if !outcome.directives.is_empty() {
@@ -303,11 +309,15 @@ where
     match result {
         Ok(Ok(in_progress)) => Ok(in_progress),
         Ok(Err(error)) => {
-            *state = backup;
+            if let Some(backup) = backup {
+                *state = backup;
+            }
             Err(error)
         }
         Err(payload) => {
-            *state = backup;
+            if let Some(backup) = backup {
+                *state = backup;
+            }
             Err(reported(ActionError::panicked(name, payload.as_ref())))
         }
     }
@@ -351,7 +361,7 @@ where
             ActionFn::Sync(_) => {
                 let (blackboard, out) = ctx.parts();
                 let started = trace::start();
-                let ran = run_draft(A::NAME, blackboard, out, |draft| {
+                let ran = run_draft(A::NAME, A::WRITES_STATE, blackboard, out, |draft| {
                     entry.run_sync_args(draft, self.args)
                 });
                 if started.is_some() {

@@ -31,6 +31,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+pub use super::fsm_error::FsmError;
 use super::{
     Dispatch, RESTART_SIGNAL, Strategy, complete_action, dispatch_action_of, restart_route,
 };
@@ -121,6 +122,14 @@ pub trait FsmSpec: AgentSpec<Strategy = Fsm> {
 
     /// The `do` action of row `row`.
     fn row_action(row: u32) -> Option<FsmAction<Self>>;
+
+    /// Runs the `do` action of row `row` (`None`: the row has none). Generated as a static
+    /// call per row, so the action inlines into the transition; the default goes through
+    /// [`row_action`](FsmSpec::row_action)'s function pointer.
+    #[inline]
+    fn run_row(row: u32, agent: &mut Self, params: &Value) -> Option<Result<Outcome, ActionError>> {
+        Self::row_action(row).map(|action| (action.run)(agent, params))
+    }
 
     /// The guards of the rows of `(from, event)` (`None`: the `after` rows), in order.
     fn guards(from: Self::State, event: Option<Self::Event>) -> &'static [Name];
@@ -243,6 +252,9 @@ pub struct FsmAction<S> {
     pub name: &'static str,
     /// Runs it with JSON parameters.
     pub run: fn(&mut S, &Value) -> Result<Outcome, ActionError>,
+    /// Whether it takes the state by `&mut` ([`Action::WRITES_STATE`](crate::Action::WRITES_STATE)):
+    /// only then is a copy kept to restore the state if a later step fails.
+    pub writes: bool,
 }
 
 impl<S> Clone for FsmAction<S> {
@@ -260,6 +272,7 @@ impl<S: 'static> FsmAction<S> {
         FsmAction {
             name: A::NAME,
             run: run_json::<S, A>,
+            writes: A::WRITES_STATE,
         }
     }
 }
@@ -311,7 +324,7 @@ pub struct WithParams<E> {
 }
 
 impl<S: FsmSpec> Command<S> for WithParams<S::Event> {
-    type Output = Result<Vec<Directive>, AgentError>;
+    type Output = Result<Vec<Directive>, FsmError<S>>;
     fn run(self, agent: &mut Agent<S>) -> Self::Output {
         Fsm::fire(agent, self.event, self.params)
     }
@@ -334,7 +347,7 @@ impl Fsm {
         agent: &mut Agent<S>,
         event: S::Event,
         params: Value,
-    ) -> Result<Vec<Directive>, AgentError> {
+    ) -> Result<Vec<Directive>, FsmError<S>> {
         if agent.strategy_state().entered {
             fire(agent, event, params)
         } else {
@@ -351,7 +364,7 @@ fn fire_first<S: FsmSpec>(
     agent: &mut Agent<S>,
     event: S::Event,
     params: Value,
-) -> Result<Vec<Directive>, AgentError> {
+) -> Result<Vec<Directive>, FsmError<S>> {
     let before = agent.clone();
     let mut out = enter_initial(agent);
     match fire(agent, event, params) {
@@ -408,7 +421,7 @@ impl<S: FsmSpec> Strategy<S> for Fsm {
             } else if let Some(event) = S::event(&instruction.action) {
                 match fire(agent, event, instruction.params) {
                     Ok(directives) => out.extend(directives),
-                    Err(error) => out.push(Directive::error(error, context)),
+                    Err(error) => out.push(Directive::error(error.into(), context)),
                 }
             } else if S::action(&instruction.action).is_some() {
                 // A plain action of the agent (an audit route, say): it runs as under `Direct`
@@ -449,6 +462,10 @@ impl<S: FsmSpec> Strategy<S> for Fsm {
             "generation": fsm.generation,
             "in_flight": fsm.in_flight,
         }));
+        if S::NESTED {
+            // A statechart's configuration: the leaf and its ancestors, outermost first.
+            snapshot.details["active"] = statechart::active::<S>(fsm.state);
+        }
         if status.is_done() {
             snapshot = snapshot.with_result(json!({ "state": name }));
         }
@@ -554,7 +571,7 @@ fn enter_initial<S: FsmSpec>(agent: &mut Agent<S>) -> Vec<Directive> {
     let initial = fsm.state;
     let mut out = Vec::new();
     if let Some(enter) = S::enter(initial) {
-        match run_actions(id, state, None, Some(enter), &Value::Null, None, &mut out) {
+        match run_actions(id, state, None, None, &Value::Null, Some(enter), &mut out) {
             Ok(()) => {}
             Err(error) => {
                 // Not entered: the next command tries again.
@@ -575,47 +592,77 @@ fn fire<S: FsmSpec>(
     agent: &mut Agent<S>,
     event: S::Event,
     params: Value,
-) -> Result<Vec<Directive>, AgentError> {
+) -> Result<Vec<Directive>, FsmError<S>> {
     let (id, state, fsm) = agent.parts_with_id();
     let from = fsm.state;
-    match S::transition(state, from, event, &params) {
-        Step::Fire(row, to) if S::NESTED => {
-            let result = statechart::take(id, state, fsm, row, to, &params);
-            discard(params);
-            if trace::on!(DEBUG) {
-                // The leaf actually entered (a history may resume another than `to`).
-                traced::<S>(id, from, &event.name(), Some(fsm.state), &result);
-            }
-            result
+    let step = S::transition(state, from, event, &params);
+    // A row fires, or (in a device's stream, most events) there is none: two tests before
+    // the rarer steps, rather than a jump table over all five. A refusal is two enum values,
+    // so refusing costs what a hand-written `match` arm returning `false` costs.
+    let result = if let Step::Fire(row, to) = step {
+        if S::NESTED {
+            statechart::take(id, state, fsm, row, to, &params).map_err(failed)
+        } else {
+            take(id, state, fsm, to, row, &params)
         }
-        Step::Fire(row, to) => {
-            let result = take(id, state, fsm, to, S::row_action(row), &params);
-            discard(params);
-            if trace::on!(DEBUG) {
-                traced::<S>(id, from, &event.name(), Some(to), &result);
+    } else if let Step::Invalid = step {
+        Err(FsmError::InvalidTransition { state: from, event })
+    } else {
+        match step {
+            Step::Stay(row) => stay(id, state, fsm, row, &params),
+            Step::Rejected => Err(FsmError::GuardRejected { state: from, event }),
+            Step::GuardFailed(row) => Err(guard_failed::<S>(state, row, from, event, &params)),
+            Step::Fire(..) | Step::Invalid => {
+                Err(FsmError::InvalidTransition { state: from, event })
             }
-            result
         }
-        Step::Stay(row) => {
-            let result = stay(id, state, fsm, S::row_action(row), &params);
-            discard(params);
-            if trace::on!(DEBUG) {
-                traced::<S>(id, from, &event.name(), None, &result);
-            }
-            result
-        }
-        // Out of line and returning the whole `Result`: the error is written where the caller
-        // wants it, so the `Ok` path does not share (and read back) a stack slot with it. Not
-        // `#[cold]`: in a device's stream most events are refused.
-        step => {
-            let refusal = refuse::<S>(state, step, from, event, &params);
-            discard(params);
-            if trace::on!(DEBUG) {
-                traced::<S>(id, from, &event.name(), None, &refusal);
-            }
-            refusal
-        }
+    };
+    discard(params);
+    if trace::on!(DEBUG) {
+        // The leaf actually entered (a history may resume another than the row's target).
+        let to = matches!(step, Step::Fire(..)).then_some(fsm.state);
+        traced_fire::<S>(id, from, event, to, &result);
     }
+    result
+}
+
+/// An action's failure as the typed command's error (boxed: rare, and refusals stay small).
+#[cold]
+fn failed<S: FsmSpec>(error: AgentError) -> FsmError<S> {
+    FsmError::Failed(Box::new(error))
+}
+
+/// The error of a guard that could not run.
+#[cold]
+#[inline(never)]
+fn guard_failed<S: FsmSpec>(
+    agent: &S,
+    row: u32,
+    from: S::State,
+    event: S::Event,
+    params: &Value,
+) -> FsmError<S> {
+    match refused::<S>(agent, Step::GuardFailed(row), from, Some(event), params) {
+        AgentError::GuardRejected { .. } => FsmError::GuardRejected { state: from, event },
+        error => failed(error),
+    }
+}
+
+/// [`traced`] for the typed command's result.
+#[cold]
+#[inline(never)]
+fn traced_fire<S: FsmSpec>(
+    id: &str,
+    from: S::State,
+    event: S::Event,
+    to: Option<S::State>,
+    result: &Result<Vec<Directive>, FsmError<S>>,
+) {
+    let result = match result {
+        Ok(_) => Ok(Vec::new()),
+        Err(error) => Err(error.to_agent_error()),
+    };
+    traced::<S>(id, from, &event.name(), to, &result);
 }
 
 /// The trace event of a step: a transition (`to` is `None` for an internal one), or the refusal
@@ -640,18 +687,6 @@ fn traced<S: FsmSpec>(
         ),
         Err(error) => trace::refused(S::NAME, id, from.name(), event, error),
     }
-}
-
-/// [`refused`] as the result of [`fire`].
-#[inline(never)]
-fn refuse<S: FsmSpec>(
-    agent: &S,
-    step: Step<S::State>,
-    from: S::State,
-    event: S::Event,
-    params: &Value,
-) -> Result<Vec<Directive>, AgentError> {
-    Err(refused::<S>(agent, step, from, Some(event), params))
 }
 
 /// The error for a step that fired no row.
@@ -712,9 +747,12 @@ fn on_timer<S: FsmSpec>(agent: &mut Agent<S>, params: Value) -> Result<Vec<Direc
         }
         Step::Fire(row, to) => (
             Some(to),
-            take(id, state, fsm, to, S::row_action(row), &Value::Null),
+            take(id, state, fsm, to, row, &Value::Null).map_err(AgentError::from),
         ),
-        Step::Stay(row) => (None, stay(id, state, fsm, S::row_action(row), &Value::Null)),
+        Step::Stay(row) => (
+            None,
+            stay(id, state, fsm, row, &Value::Null).map_err(AgentError::from),
+        ),
         // A timer for a state without an `after` row (a checkpoint of an older machine).
         Step::Invalid => return Ok(Vec::new()),
         step => (
@@ -736,15 +774,16 @@ fn take<S: FsmSpec>(
     state: &mut S,
     fsm: &mut FsmState<S::State>,
     to: S::State,
-    action: Option<FsmAction<S>>,
+    row: u32,
     params: &Value,
-) -> Result<Vec<Directive>, AgentError> {
+) -> Result<Vec<Directive>, FsmError<S>> {
     let from = fsm.state;
     let exit = S::exit(from);
+    let action = S::row_action(row).map(|action| (row, action));
     let enter = S::enter(to);
     let mut out = Vec::new();
     if exit.is_some() || action.is_some() || enter.is_some() {
-        run_actions(id, state, exit, action, params, enter, &mut out)?;
+        run_actions(id, state, exit, action, params, enter, &mut out).map_err(failed)?;
     }
     // Async actions started in the state being left are cancelled: all of them, since every
     // transition empties the list.
@@ -768,12 +807,13 @@ fn stay<S: FsmSpec>(
     id: &str,
     state: &mut S,
     fsm: &mut FsmState<S::State>,
-    action: Option<FsmAction<S>>,
+    row: u32,
     params: &Value,
-) -> Result<Vec<Directive>, AgentError> {
+) -> Result<Vec<Directive>, FsmError<S>> {
     let mut out = Vec::new();
+    let action = S::row_action(row).map(|action| (row, action));
     if action.is_some() {
-        run_actions(id, state, None, action, params, None, &mut out)?;
+        run_actions(id, state, None, action, params, None, &mut out).map_err(failed)?;
     }
     fsm.started = true;
     Ok(out)
@@ -788,35 +828,47 @@ fn cancel_in_flight(in_flight: &mut Vec<String>, out: &mut Vec<Directive>) {
     );
 }
 
-/// Runs actions in order on `state`, applying each one's state operations before
-/// the next runs; if one fails, `state` is restored and `out` emptied.
-fn run_actions<S: AgentSpec>(
+/// Runs actions in order on `state` (the row's `do` by its index, through the generated static
+/// call), applying each one's state operations before the next runs; if one fails, `state` is
+/// restored and `out` emptied.
+#[inline]
+fn run_actions<S: FsmSpec>(
     id: &str,
     state: &mut S,
     exit: Option<FsmAction<S>>,
-    action: Option<FsmAction<S>>,
+    action: Option<(u32, FsmAction<S>)>,
     params: &Value,
     enter: Option<FsmAction<S>>,
     out: &mut Vec<Directive>,
 ) -> Result<(), AgentError> {
     // The actions run on the state itself and a copy taken before restores it on failure:
     // the same all-or-nothing as a draft committed on success, without copying the state
-    // back on the common path.
-    let backup = state.clone();
+    // back on the common path. Actions that cannot write the state (`&S` or no state) need no
+    // copy; state operations are applied after one is taken.
+    let writes = exit.is_some_and(|a| a.writes)
+        || action.is_some_and(|(_, a)| a.writes)
+        || enter.is_some_and(|a| a.writes);
+    let mut backup = writes.then(|| state.clone());
     let ran = (|| {
         if let Some(exit) = exit {
-            run_one(id, state, exit, &Value::Null, out)?;
+            let run = |s: &mut S| (exit.run)(s, &Value::Null);
+            run_step(id, state, &mut backup, exit.name, run, out)?;
         }
-        if let Some(action) = action {
-            run_one(id, state, action, params, out)?;
+        if let Some((row, action)) = action {
+            let run =
+                |s: &mut S| S::run_row(row, s, params).unwrap_or_else(|| (action.run)(s, params));
+            run_step(id, state, &mut backup, action.name, run, out)?;
         }
         if let Some(enter) = enter {
-            run_one(id, state, enter, &Value::Null, out)?;
+            let run = |s: &mut S| (enter.run)(s, &Value::Null);
+            run_step(id, state, &mut backup, enter.name, run, out)?;
         }
         Ok(())
     })();
     if ran.is_err() {
-        *state = backup;
+        if let Some(backup) = backup {
+            *state = backup;
+        }
         out.clear();
     }
     ran
@@ -832,18 +884,37 @@ fn run_one<S: AgentSpec>(
     params: &Value,
     out: &mut Vec<Directive>,
 ) -> Result<(), AgentError> {
+    // The caller keeps its own copy of the state.
+    let run = |s: &mut S| (action.run)(s, params);
+    run_step(id, state, &mut None, action.name, run, out)
+}
+
+/// [`run_one`] for any way of running the action. `backup` is the caller's copy of the state,
+/// taken here before state operations are applied if the caller had none.
+#[inline]
+fn run_step<S: AgentSpec>(
+    id: &str,
+    state: &mut S,
+    backup: &mut Option<S>,
+    name: &'static str,
+    run: impl FnOnce(&mut S) -> Result<Outcome, ActionError>,
+    out: &mut Vec<Directive>,
+) -> Result<(), AgentError> {
     let fail = |error| AgentError::Action {
-        action: Name::Borrowed(action.name),
+        action: Name::Borrowed(name),
         error,
     };
     let started = trace::start();
     // The outcome is used where the action wrote it, through references: moving it (two
     // vectors) between stack slots costs store-forwarding stalls that dominate a small action.
     let ran = catch_unwind(AssertUnwindSafe(|| {
-        let mut result = (action.run)(state, params);
+        let mut result = run(state);
         match &mut result {
             Ok(outcome) => {
                 if !outcome.ops.is_empty() {
+                    if backup.is_none() {
+                        *backup = Some(state.clone());
+                    }
                     apply_ops(state, &outcome.ops)?;
                 }
                 if !outcome.directives.is_empty() {
@@ -857,14 +928,14 @@ fn run_one<S: AgentSpec>(
     let ran = match ran {
         Ok(Ok(())) => Ok(()),
         Ok(Err(error)) => Err(error),
-        Err(payload) => Err(ActionError::panicked(action.name, payload.as_ref())),
+        Err(payload) => Err(ActionError::panicked(name, payload.as_ref())),
     };
     if started.is_some() {
         let (outcome, error) = match &ran {
             Ok(()) => (Ran::Success, None),
             Err(error) => (Ran::Failure, Some(error)),
         };
-        trace::action_ran(S::NAME, id, action.name, started, outcome, error);
+        trace::action_ran(S::NAME, id, name, started, outcome, error);
     }
     ran.map_err(fail)
 }

@@ -4,12 +4,13 @@ mod behavior_tree;
 mod direct;
 mod dispatch;
 pub mod fsm;
+mod fsm_error;
 
 pub use behavior_tree::{BehaviorTree, BehaviorTreeState, TreeAgent, render_tree};
 pub use direct::{Direct, DirectState};
 pub(crate) use dispatch::dispatch_action_of;
 pub use dispatch::{Dispatch, complete_action, dispatch_action};
-pub use fsm::{Fsm, FsmSpec, FsmState};
+pub use fsm::{Fsm, FsmError, FsmSpec, FsmState};
 
 use crate::route::{RouteTarget, priority};
 use std::borrow::Cow;

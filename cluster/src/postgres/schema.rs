@@ -117,10 +117,20 @@ RETURNING key, token";
 /// An expired lease is not revived: it must be claimed again, under a new token. Only the
 /// keys the caller names are renewed, so leases left by an earlier incarnation of a node
 /// with the same name expire instead of being kept alive by a process that does not use them.
+///
+/// Rows are locked in key order, as the batched checkpoint write locks them (`FOR SHARE`): two
+/// statements that lock many rows in different orders can deadlock, and PostgreSQL breaks a
+/// deadlock only after `deadlock_timeout` (a second), failing one of them.
 pub(super) const RENEW: &str = "
+WITH held AS (
+    SELECT key FROM stratagem_leases
+    WHERE owner = $1 AND key = ANY($3::text[]) AND expires_at > now()
+    ORDER BY key
+    FOR UPDATE
+)
 UPDATE stratagem_leases SET expires_at = now() + make_interval(secs => $2::float8)
-WHERE owner = $1 AND key = ANY($3::text[]) AND expires_at > now()
-RETURNING key, token";
+FROM held WHERE stratagem_leases.key = held.key
+RETURNING stratagem_leases.key, stratagem_leases.token";
 
 /// Gives a lease up (it expires now); the row stays so the next token is higher.
 pub(super) const RELEASE: &str = "

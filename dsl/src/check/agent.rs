@@ -24,6 +24,9 @@ pub fn check_agent_with(cx: &Ctxt, agent: &AgentDef, behaviors: &super::tree::Be
     check_once(cx, &agent.strategy, "strategy");
     check_once(cx, &agent.tick, "tick");
     check_once(cx, &agent.runtime, "crate");
+    check_once(cx, &agent.plugins, "plugins");
+    check_once(cx, &agent.default_plugins, "default_plugins");
+    super::plugins::check_plugins(cx, agent);
 
     for (action, first) in repeats(&agent.actions, |a| a.name.value.as_str()) {
         cx.push(

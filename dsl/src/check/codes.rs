@@ -1,6 +1,6 @@
 //! Every diagnostic code, in one place. Codes are stable: a code is never reused for another
 //! meaning. `E00xx` syntax, `E01xx` agents, `E02xx` routes, `E03xx` FSMs, `E04xx` trees,
-//! `E05xx` AI strategies, `E06xx` actions.
+//! `E05xx` AI strategies, `E06xx` actions, `E07xx` plugins.
 
 use std::fmt;
 
@@ -160,6 +160,17 @@ codes! {
     ACTION_EXEC_SYNC = "E0604", "execution options on a synchronous action";
     /// `#[action]` on something that is not a function.
     ACTION_ITEM = "E0605", "`#[action]` on a non-function";
+
+    /// A plugin name that is not built in.
+    UNKNOWN_PLUGIN = "E0701", "unknown plugin";
+    /// An option a built-in plugin does not have.
+    UNKNOWN_PLUGIN_OPTION = "E0702", "unknown plugin option";
+    /// A plugin option value of the wrong kind or out of range.
+    PLUGIN_OPTION_VALUE = "E0703", "plugin option value of the wrong kind or out of range";
+    /// The same plugin (state key) mounted twice.
+    DUPLICATE_PLUGIN = "E0704", "plugin mounted twice";
+    /// A plugin route with exactly the pattern of one of the agent's routes.
+    PLUGIN_ROUTE_COLLISION = "E0705", "plugin route collides with an agent route";
 }
 
 /// The code with this id.

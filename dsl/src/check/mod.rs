@@ -13,6 +13,7 @@ pub mod explain;
 mod file;
 pub mod fsm;
 mod names;
+mod plugins;
 pub mod quote;
 mod reasoning;
 mod repeats;
@@ -29,6 +30,7 @@ pub use ctxt::Ctxt;
 pub use diagnostic::{Diagnostic, Label, Severity, to_syn_error};
 pub use file::type_text;
 pub use names::{is_identifier, is_keyword};
+pub use plugins::model_route;
 pub use routes::check_pattern;
 
 use crate::model::{ActionDef, AgentDef, BehaviorDef, BtDef};

@@ -95,6 +95,25 @@ fn blocks(cx: &Ctxt, fsm: &FsmDef, chart: &Chart<'_>) {
         }
         ambiguous(cx, later, first);
     }
+    for t in &fsm.terminals {
+        if chart
+            .id(&t.state.value)
+            .is_some_and(|id| chart.compound[id])
+        {
+            cx.push(
+                Diagnostic::error(
+                    codes::FSM_NESTED_TERMINAL,
+                    t.state.span,
+                    format!("terminal state `{}` is a compound state", t.state.value),
+                )
+                .label("the machine is never in a compound state itself, only in one of its leaves")
+                .help(format!(
+                    "declare a leaf `terminal {0}Done` and a row to it, or drop `terminal {0}`",
+                    t.state.value
+                )),
+            );
+        }
+    }
     for t in fsm.terminals.iter().filter(|t| t.block.is_some()) {
         cx.push(
             Diagnostic::error(
@@ -373,6 +392,10 @@ mod tests {
             (
                 quote!(transitions { initial A A -> B on go B -> local A on up state B { initial X X -> A on back } }),
                 "E0316",
+            ),
+            (
+                quote!(transitions { initial A terminal B A -> B on go state B { initial X X -> A on back } }),
+                "E0315",
             ),
             (
                 quote!(transitions { initial A A -> B on go state B { initial X X -> A on back } state B { initial X } }),

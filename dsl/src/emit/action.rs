@@ -26,6 +26,7 @@ pub fn action(def: &ActionDef, shape: &ActionShape) -> TokenStream {
         Some(ty) => quote!(#ty),
         None => quote!(#krate::NoParams),
     };
+    let writes_state = matches!(shape.state, StateAccess::Mut(_));
     // A type that cannot be parameters (most often the state taken by value) is reported at
     // the parameter with the runtime's explanation, beside rustc's own missing-trait error.
     let params_check = shape.params.as_ref().map(|ty| {
@@ -117,6 +118,7 @@ pub fn action(def: &ActionDef, shape: &ActionShape) -> TokenStream {
             type Params = #params;
             const NAME: &'static str = #name;
             const DESCRIPTION: &'static str = #description;
+            const WRITES_STATE: bool = #writes_state;
             #exec
             #on_halt
             const ENTRY: #krate::ActionEntry<#state> = #entry;

@@ -97,10 +97,14 @@ pub(crate) fn agent_in(def: &AgentDef, by_name: &HashMap<&str, &BehaviorDef>) ->
         quote!(#krate::RouteSpec::new(#pattern, #target, #priority))
     });
 
+    let plugins = super::plugins::plugins_fn(def, &krate);
+
     quote! {
         #strategy_items
 
         impl #krate::AgentSpec for #agent {
+            #plugins
+
             const NAME: &'static str = #name;
             const DESCRIPTION: &'static str = #description;
             #tick

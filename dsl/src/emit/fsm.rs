@@ -179,9 +179,20 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
             }
         })
     });
-    let action_arms = indexed.iter().filter_map(|(i, row)| {
+    let action_arms: Vec<TokenStream> = indexed
+        .iter()
+        .filter_map(|(i, row)| {
+            let path = rust_path(&row.action.as_ref()?.value);
+            Some(quote!(#i => ::core::option::Option::Some(#rt::FsmAction::<Self>::of::<#path>())))
+        })
+        .collect();
+    // The same table, calling each action through a constant function pointer, which the
+    // optimizer turns into a direct call and inlines (a bound error here is the same
+    // diagnostic at the same span as `row_action`'s, which rustc reports once).
+    let run_arms = indexed.iter().filter_map(|(i, row)| {
         let path = rust_path(&row.action.as_ref()?.value);
-        Some(quote!(#i => ::core::option::Option::Some(#rt::FsmAction::<Self>::of::<#path>())))
+        let (agent, params) = (local("agent"), local("params"));
+        Some(quote!(#i => ::core::option::Option::Some((#rt::FsmAction::<Self>::of::<#path>().run)(#agent, #params))))
     });
     let guard_list = |rows: Vec<&RowDef>| {
         let names: Vec<String> = rows
@@ -311,7 +322,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
         }
 
         impl #krate::Command<#agent> for #event_ty {
-            type Output = ::core::result::Result<::std::vec::Vec<#krate::Directive>, #krate::AgentError>;
+            type Output = ::core::result::Result<::std::vec::Vec<#krate::Directive>, #rt::FsmError<#agent>>;
             #[inline]
             fn run(self, agent: &mut #krate::Agent<#agent>) -> Self::Output {
                 #krate::Fsm::fire(agent, self, #private::serde_json::Value::Null)
@@ -376,6 +387,19 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
             fn row_action(row: u32) -> ::core::option::Option<#rt::FsmAction<Self>> {
                 match row {
                     #(#action_arms,)*
+                    _ => ::core::option::Option::None,
+                }
+            }
+
+            #[inline]
+            #[allow(unreachable_patterns, unused_variables)]
+            fn run_row(
+                #l_row: u32,
+                #l_agent: &mut Self,
+                #l_params: &#private::serde_json::Value,
+            ) -> ::core::option::Option<::core::result::Result<#krate::Outcome, #krate::ActionError>> {
+                match #l_row {
+                    #(#run_arms,)*
                     _ => ::core::option::Option::None,
                 }
             }

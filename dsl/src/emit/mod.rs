@@ -5,6 +5,7 @@ mod action;
 mod agent;
 mod ai;
 mod fsm;
+mod plugins;
 pub mod rust_names;
 mod state;
 mod statechart;
@@ -13,6 +14,7 @@ pub mod tree;
 pub use action::{action, action_fallback};
 pub use agent::{agent, agent_fallback, agent_with_behaviors};
 pub use fsm::{event_enum, state_enum};
+pub use plugins::{Mounted, mounted};
 pub use state::state_struct;
 
 use proc_macro2::TokenStream;

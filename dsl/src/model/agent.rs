@@ -26,6 +26,10 @@ pub struct AgentDef {
     pub tick: Setting<DurationMs>,
     /// `crate = path`: where generated code finds the runtime (default `::stratagem`).
     pub runtime: Setting<syn::Path>,
+    /// `plugins = [...]` / `plugins { ... }`: the plugins, in mount order.
+    pub plugins: Setting<Vec<super::plugin::PluginDef>>,
+    /// `default_plugins = false`: an AI agent without ModelRouting and Policy by default.
+    pub default_plugins: Setting<bool>,
 }
 
 impl AgentDef {
@@ -40,6 +44,8 @@ impl AgentDef {
             routes: Vec::new(),
             tick: Setting::default(),
             runtime: Setting::default(),
+            plugins: Setting::default(),
+            default_plugins: Setting::default(),
         }
     }
 

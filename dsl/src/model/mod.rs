@@ -10,6 +10,7 @@ mod chart;
 mod fsm;
 pub mod ident;
 mod literal;
+mod plugin;
 mod reasoning;
 mod route;
 mod setting;
@@ -25,6 +26,10 @@ pub use fsm::{
     event_variant,
 };
 pub use literal::{DurationMs, Literal, separated_unit, unit_of_word};
+pub use plugin::{
+    BUILTIN_PLUGINS, BuiltinPlugin, DEFAULT_AI_PLUGINS, PluginDef, PluginOption, PluginOptionSpec,
+    PluginOptionType, builtin_plugin,
+};
 pub use reasoning::{
     AGGREGATIONS, OptionSpec, OptionType, OptionValue, REASONING_OPTIONS, ReasoningOption,
     TRAVERSALS, reasoning_option,

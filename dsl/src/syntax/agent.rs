@@ -6,7 +6,10 @@ use super::literal::{duration, literal, name, path, rust_type, string};
 use super::routes::routes;
 use super::{Rule, children, span};
 use crate::check::Ctxt;
-use crate::model::{ActionRef, AgentDef, Field, FileId, Span, StateDef, StrategyDef};
+use crate::model::{
+    ActionRef, AgentDef, Field, FileId, PluginDef, PluginOption, Span, Spanned, StateDef,
+    StrategyDef,
+};
 
 /// Lowers an `agent` pair. Parts may come in any order; repeated once-only parts are recorded
 /// for the checker, repeated `state`, `actions` and `routes` blocks append.
@@ -45,6 +48,16 @@ pub fn agent(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> AgentDef {
                 }
             }
             Rule::routes => def.routes.extend(routes(cx, file, part)),
+            Rule::plugins => {
+                let plugins = children(part).filter_map(|p| plugin(cx, file, p)).collect();
+                def.plugins.set(plugins, at);
+            }
+            Rule::default_plugins => {
+                if let Some(value) = children(part).next() {
+                    def.default_plugins
+                        .set(value.as_rule() == Rule::lit_true, span(file, &value));
+                }
+            }
             Rule::strategy => {
                 // "Given twice" points at `strategy fsm`, not at the whole block.
                 let head = head_span(file, &part).unwrap_or(at);
@@ -56,6 +69,32 @@ pub fn agent(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> AgentDef {
         }
     }
     def
+}
+
+/// `Name { option value ... }` or `custom(path) { ... }` -> [`PluginDef`].
+fn plugin(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> Option<PluginDef> {
+    let mut parts = children(pair);
+    let head = parts.next()?;
+    let (name, custom) = if head.as_rule() == Rule::plugin_custom {
+        let keyword = head.clone().into_inner().next()?;
+        let (path, _) = children(head).find_map(|p| path(file, &p))?;
+        let name = Spanned::new("custom".to_string(), span(file, &keyword));
+        (name, Some(path))
+    } else {
+        (name(file, &head), None)
+    };
+    let options = parts
+        .filter_map(|p| super::ai::reasoning_option(cx, file, p))
+        .map(|o| PluginOption {
+            name: o.name,
+            value: o.value,
+        })
+        .collect();
+    Some(PluginDef {
+        name,
+        custom,
+        options,
+    })
 }
 
 fn field(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> Option<Field> {

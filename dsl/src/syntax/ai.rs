@@ -67,7 +67,11 @@ pub fn ai(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> Option<AiDef> {
 }
 
 /// `name value, value...` -> a search option (one value, or a list of them).
-fn reasoning_option(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> Option<ReasoningOption> {
+pub(super) fn reasoning_option(
+    cx: &Ctxt,
+    file: FileId,
+    pair: Pair<'_, Rule>,
+) -> Option<ReasoningOption> {
     let mut parts = pair.into_inner();
     let name = parts.next()?;
     let name = Spanned::new(name.as_str().to_string(), span(file, &name));

@@ -186,6 +186,8 @@ fn rule_words(rule: Rule) -> Option<(&'static str, Option<&'static str>)> {
             None,
         ),
         Rule::ai_option => ("an option such as `branching_factor 3`", None),
+        Rule::plugin => ("a plugin such as `Quota { max_requests 50 }`", None),
+        Rule::plugin_option => ("a plugin option such as `max_requests 50`", None),
         Rule::option_value => ("a number, a string or a name", None),
         Rule::hook_kind => ("`enter` or `exit`", None),
         Rule::outcome => ("`success` or `failure`", None),
@@ -248,6 +250,9 @@ fn keyword(rule: Rule) -> Option<&'static str> {
         Rule::kw_wait => "`wait`",
         Rule::kw_subtree => "`subtree`",
         Rule::kw_mut => "`mut`",
+        Rule::kw_plugins => "`plugins`",
+        Rule::kw_custom => "`custom`",
+        Rule::kw_default_plugins => "`default_plugins`",
         _ => return None,
     })
 }

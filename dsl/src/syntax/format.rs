@@ -68,6 +68,10 @@ impl Layout {
             | Rule::ai_temperature
             | Rule::ai_max_tokens
             | Rule::ai_option
+            | Rule::plugins
+            | Rule::plugin
+            | Rule::plugin_option
+            | Rule::default_plugins
             | Rule::node => {
                 self.starts.insert(span.start());
             }

@@ -169,6 +169,9 @@ pub(crate) fn is_keyword(rule: Rule) -> bool {
             | Rule::kw_wait
             | Rule::kw_subtree
             | Rule::kw_mut
+            | Rule::kw_plugins
+            | Rule::kw_custom
+            | Rule::kw_default_plugins
     )
 }
 

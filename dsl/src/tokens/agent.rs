@@ -23,6 +23,8 @@ pub const OPTIONS: &[&str] = &[
     "crate",
     "transitions",
     "tree",
+    "plugins",
+    "default_plugins",
     // The AI strategies' options (`tokens/ai.rs`).
     "model",
     "system",
@@ -155,6 +157,15 @@ fn option(def: &mut AgentDef, key: &Name, input: ParseStream<'_>) -> syn::Result
             input.parse::<Token![=]>()?;
             let path = common::runtime_path(input)?;
             def.runtime.set(path, span);
+        }
+        "plugins" => {
+            let plugins = super::plugins::plugins(input)?;
+            def.plugins.set(plugins, span);
+        }
+        "default_plugins" => {
+            input.parse::<Token![=]>()?;
+            let value: syn::LitBool = input.parse()?;
+            def.default_plugins.set(value.value, value.span());
         }
         other => {
             // The search strategies' options count as known: a typo in one gets its suggestion.

@@ -48,7 +48,7 @@ pub fn is_option(key: &str) -> bool {
 }
 
 /// A search option's value: a number, a string, a name, or a list of them in `[..]` or `(..)`.
-fn option_value(input: ParseStream<'_>) -> syn::Result<Spanned<OptionValue>> {
+pub(crate) fn option_value(input: ParseStream<'_>) -> syn::Result<Spanned<OptionValue>> {
     if input.peek(syn::token::Bracket) || input.peek(syn::token::Paren) {
         let content;
         let span = if input.peek(syn::token::Bracket) {
@@ -84,6 +84,13 @@ fn scalar(input: ParseStream<'_>) -> syn::Result<Spanned<OptionValue>> {
     if input.peek(syn::LitStr) {
         let lit: syn::LitStr = input.parse()?;
         return Ok(Spanned::new(OptionValue::Text(lit.value()), lit.span()));
+    }
+    if input.peek(syn::LitBool) {
+        let lit: syn::LitBool = input.parse()?;
+        return Ok(Spanned::new(
+            OptionValue::Word(lit.value.to_string()),
+            lit.span(),
+        ));
     }
     if input.peek(syn::Ident) {
         let ident: syn::Ident = input.parse()?;

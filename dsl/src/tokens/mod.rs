@@ -8,6 +8,7 @@ pub mod ai;
 pub mod common;
 mod fsm;
 pub mod nesting;
+mod plugins;
 mod routes;
 pub mod tree;
 

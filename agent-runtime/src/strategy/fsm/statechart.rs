@@ -11,7 +11,7 @@
 
 use serde_json::Value;
 
-use super::{FsmSpec, FsmState, cancel_in_flight, run_one, timer};
+use super::{FsmName, FsmSpec, FsmState, cancel_in_flight, run_one, timer};
 use crate::agent::Agent;
 use crate::directive::Directive;
 use crate::error::{AgentError, ErrorContext};
@@ -33,18 +33,34 @@ pub(super) fn within<S: FsmSpec>(state: S::State, of: S::State) -> bool {
     false
 }
 
-/// `state` and its ancestors up to (not including) `domain`, innermost first.
-fn up_to<S: FsmSpec>(state: S::State, domain: Option<S::State>) -> Vec<S::State> {
-    let mut path = Vec::new();
+/// `state` and its ancestors up to (not including) `domain`, innermost first: a walk up the
+/// parent table, nothing collected.
+fn path<S: FsmSpec>(state: S::State, domain: Option<S::State>) -> impl Iterator<Item = S::State> {
     let mut at = Some(state);
-    while let Some(s) = at {
-        if Some(s) == domain || path.len() == MAX_DEPTH {
-            break;
+    let mut steps = 0;
+    std::iter::from_fn(move || {
+        let s = at?;
+        if Some(s) == domain || steps == MAX_DEPTH {
+            return None;
         }
-        path.push(s);
+        steps += 1;
         at = S::parent(s);
-    }
-    path
+        Some(s)
+    })
+}
+
+/// The active states with `leaf`, outermost first, by name (a snapshot's `active`).
+pub(super) fn active<S: FsmSpec>(leaf: S::State) -> Value {
+    let mut names: Vec<Value> = path::<S>(leaf, None)
+        .map(|s| Value::from(s.name()))
+        .collect();
+    names.reverse();
+    Value::Array(names)
+}
+
+/// [`path`], collected (cold paths only: the initial entry, a history's resumption).
+fn up_to<S: FsmSpec>(state: S::State, domain: Option<S::State>) -> Vec<S::State> {
+    path::<S>(state, domain).collect()
 }
 
 /// Where a row to a history of `compound` leads, once the compound has been left.
@@ -91,6 +107,10 @@ fn run_all<S: FsmSpec>(
 }
 
 /// Takes row `row` from the current leaf to `to` (the leaf its target enters by default).
+///
+/// Inlined into the caller, as the flat `take` is: returned out of line, the `Result` is
+/// written to memory and read back at once (a store-forwarding stall that cost half its time).
+#[inline(always)]
 pub(super) fn take<S: FsmSpec>(
     id: &str,
     state: &mut S,
@@ -105,47 +125,62 @@ pub(super) fn take<S: FsmSpec>(
         Some((compound, deep)) => resume::<S>(fsm, compound, deep).unwrap_or(to),
         None => to,
     };
-    let exits = up_to::<S>(from, domain);
-    let mut entries = up_to::<S>(to, domain);
-    entries.reverse();
-    let mut actions = Vec::new();
-    actions.extend(exits.iter().filter_map(|&s| S::exit(s)).map(|a| (a, false)));
-    actions.extend(S::row_action(row).map(|a| (a, true)));
-    actions.extend(
-        entries
-            .iter()
-            .filter_map(|&s| S::enter(s))
-            .map(|a| (a, false)),
-    );
+    let len = |s: S::State| path::<S>(s, domain).count();
+    let (exits, entries) = (len(from), len(to));
+    // The entered states, outermost first, without collecting them: `entry(i)` is the state `i`
+    // levels below the domain (a walk of at most the nesting depth).
+    let entry = |i: usize| path::<S>(to, domain).nth(entries - 1 - i);
+    let row_action = S::row_action(row);
+    let hooked = row_action.is_some()
+        || path::<S>(from, domain).any(|s| S::exit(s).is_some())
+        || path::<S>(to, domain).any(|s| S::enter(s).is_some());
     let mut out = Vec::new();
-    run_all(id, state, &actions, params, &mut out)?;
+    if hooked {
+        let mut actions = Vec::with_capacity(exits + 1 + entries);
+        actions.extend(
+            path::<S>(from, domain)
+                .filter_map(S::exit)
+                .map(|a| (a, false)),
+        );
+        actions.extend(row_action.map(|a| (a, true)));
+        actions.extend(
+            (0..entries)
+                .filter_map(entry)
+                .filter_map(S::enter)
+                .map(|a| (a, false)),
+        );
+        run_all(id, state, &actions, params, &mut out)?;
+    }
     if !fsm.in_flight.is_empty() {
         cancel_in_flight(&mut fsm.in_flight, &mut out);
     }
-    for &left in &exits {
+    for left in path::<S>(from, domain) {
         if S::keeps_history(left) {
             match fsm.history.iter_mut().find(|(c, _)| *c == left) {
-                Some(entry) => entry.1 = from,
+                Some(record) => record.1 = from,
                 None => fsm.history.push((left, from)),
             }
         }
     }
-    fsm.timers.retain(|(s, _)| !exits.contains(s));
+    if !fsm.timers.is_empty() {
+        fsm.timers
+            .retain(|(s, _)| !path::<S>(from, domain).any(|left| left == *s));
+    }
     fsm.state = to;
     fsm.started = true;
     fsm.entered = true;
     fsm.generation += 1;
-    arm::<S>(fsm, &entries, &mut out);
+    for s in (0..entries).filter_map(entry) {
+        arm::<S>(fsm, s, &mut out);
+    }
     Ok(out)
 }
 
-/// Arms the `after` timers of the states just entered, outermost first.
-fn arm<S: FsmSpec>(fsm: &mut FsmState<S::State>, entered: &[S::State], out: &mut Vec<Directive>) {
-    for &s in entered {
-        if let Some(delay) = S::after(s) {
-            fsm.timers.push((s, fsm.generation));
-            out.push(timer::<S>(s, fsm.generation, delay));
-        }
+/// Arms the `after` timer of a state just entered.
+fn arm<S: FsmSpec>(fsm: &mut FsmState<S::State>, entered: S::State, out: &mut Vec<Directive>) {
+    if let Some(delay) = S::after(entered) {
+        fsm.timers.push((entered, fsm.generation));
+        out.push(timer::<S>(entered, fsm.generation, delay));
     }
 }
 
@@ -167,6 +202,8 @@ pub(super) fn enter_initial<S: FsmSpec>(agent: &mut Agent<S>) -> Vec<Directive> 
     }
     fsm.entered = true;
     fsm.timers.clear();
-    arm::<S>(fsm, &entries, &mut out);
+    for &s in &entries {
+        arm::<S>(fsm, s, &mut out);
+    }
     out
 }
