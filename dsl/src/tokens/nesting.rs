@@ -18,7 +18,8 @@ pub fn check(input: &TokenStream) -> syn::Result<()> {
                     return Err(syn::Error::new(
                         group.span_open(),
                         format!(
-                            "nesting deeper than {NESTING} levels\n  = help: the compiler reads at most {NESTING} levels of `{{`, `(` and `[`; move deep branches into their own `behavior` and name them with `subtree`"
+                            "nesting deeper than {NESTING} levels\n  = help: the compiler reads at most {NESTING} levels of `{{`, `(` and `[`; move deep branches into their own `behavior` and name them with `subtree`{}",
+                            super::common::explained(crate::check::codes::NESTING)
                         ),
                     ));
                 }
