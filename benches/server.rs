@@ -8,6 +8,8 @@
 //!   sends the signal with a oneshot reply over the same kind of channel.
 //! - `channel_only`: the same traffic into a task that does nothing with it, for scale: the
 //!   difference to `raw_actor` is the agent's own work (routing, `cmd`, the action).
+//! - `cast_inspected`: `cast` again, without the live inspector, with one watching the agent,
+//!   and with a page streaming every step from it (the `inspector` feature's cost).
 //! - Memory per idle agent: RSS growth over 100,000 started, idle agents (`/proc/self/status`,
 //!   Linux), measured before the timing benchmarks run. The raw actor's figure is printed
 //!   beside it.
@@ -18,6 +20,8 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput};
+use futures::StreamExt;
+use stratagem::inspector::Inspector;
 use stratagem::prelude::*;
 use tokio::runtime::Runtime;
 use tokio::sync::{mpsc, oneshot};
@@ -149,6 +153,66 @@ fn memory(rt: &Runtime, agents: usize) {
     });
 }
 
+/// Casts `iters` signals in batches of [`BATCH`], each closed by one `call`.
+async fn cast_batches(server: &AgentServer<Tally>, signal: &Signal, iters: u64) -> Duration {
+    let start = Instant::now();
+    let mut left = iters;
+    while left > 0 {
+        let batch = left.min(BATCH);
+        for _ in 0..batch {
+            server.cast(signal.clone()).unwrap();
+        }
+        server.call(signal.clone()).await.unwrap();
+        left -= batch;
+    }
+    start.elapsed()
+}
+
+/// The live inspector's cost: the same casts without an inspector, with one watching the agent
+/// (every step observed, serialized, truncated and kept), and with a page reading its live
+/// stream (an SSE client reading every byte). All on the one thread, so every cost is counted.
+fn inspected(c: &mut Criterion, rt: &Runtime, signal: &Signal) {
+    let mut group = c.benchmark_group("server/cast_inspected");
+    group.throughput(Throughput::Elements(1));
+    for setup in ["without", "watched", "streaming"] {
+        let server = rt
+            .block_on(AgentServer::start(Tally::new(), Options::default()))
+            .unwrap();
+        let inspector = (setup != "without").then(|| {
+            rt.block_on(Inspector::new().agent(&server).serve("127.0.0.1:0"))
+                .unwrap()
+        });
+        let page = inspector
+            .as_ref()
+            .filter(|_| setup == "streaming")
+            .map(|inspector| {
+                let url = format!("http://{}/api/stream", inspector.addr());
+                // Connected before the first cast, so it sees every step.
+                let response = rt.block_on(reqwest::get(url)).unwrap();
+                rt.spawn(async move {
+                    let mut body = response.bytes_stream();
+                    let mut bytes = 0usize;
+                    while let Some(Ok(chunk)) = body.next().await {
+                        bytes += chunk.len();
+                    }
+                    bytes
+                })
+            });
+        group.bench_function(setup, |b| {
+            b.iter_custom(|iters| rt.block_on(cast_batches(&server, signal, iters)))
+        });
+        if let Some(inspector) = inspector {
+            rt.block_on(inspector.shutdown());
+        }
+        if let Some(page) = page {
+            let bytes = rt.block_on(page).unwrap();
+            println!("the page read {} KiB of events", bytes / 1024);
+        }
+        rt.block_on(server.stop());
+    }
+    group.finish();
+}
+
 fn benches(c: &mut Criterion, rt: &Runtime) {
     let signal = Signal::new("bench.count", json!(null));
 
@@ -201,25 +265,13 @@ fn benches(c: &mut Criterion, rt: &Runtime) {
             .block_on(AgentServer::start(Tally::new(), options))
             .unwrap();
         group.bench_function(name, |b| {
-            b.iter_custom(|iters| {
-                rt.block_on(async {
-                    let start = Instant::now();
-                    let mut left = iters;
-                    while left > 0 {
-                        let batch = left.min(BATCH);
-                        for _ in 0..batch {
-                            server.cast(signal.clone()).unwrap();
-                        }
-                        server.call(signal.clone()).await.unwrap();
-                        left -= batch;
-                    }
-                    start.elapsed()
-                })
-            })
+            b.iter_custom(|iters| rt.block_on(cast_batches(&server, &signal, iters)))
         });
         rt.block_on(server.stop());
     }
     group.finish();
+
+    inspected(c, rt, &signal);
 
     let mut group = c.benchmark_group("server/call");
     group.bench_function("channel_only", |b| {

@@ -89,6 +89,9 @@ pub mod guide {
     #[doc = include_str!("../docs/observability.md")]
     pub mod observability {}
 
+    #[doc = include_str!("../docs/inspector.md")]
+    pub mod inspector {}
+
     // The compiler's own copy, which `agentc explain` prints.
     #[doc = include_str!("../dsl/docs/errors.md")]
     pub mod errors {}
@@ -113,3 +116,9 @@ pub mod prelude {
 /// and leases in PostgreSQL. See [`agent_cluster`].
 #[cfg(feature = "cluster")]
 pub use agent_cluster as cluster;
+
+/// A live inspector in the browser (the `inspector` feature): every agent's state machine,
+/// tree or conversation as it runs. See [`agent_inspector`] and the
+/// [inspector chapter](guide::inspector).
+#[cfg(feature = "inspector")]
+pub use agent_inspector as inspector;

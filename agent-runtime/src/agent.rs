@@ -490,6 +490,14 @@ pub trait DynAgent: Send + Sync + fmt::Debug {
     fn tick_interval(&self) -> Option<std::time::Duration>;
     /// The model aliases its strategy calls ([`Strategy::required_models`]).
     fn required_models(&self) -> Vec<&'static str>;
+    /// See [`Strategy::shape`].
+    fn shape(&self) -> crate::inspect::Shape {
+        crate::inspect::Shape::Opaque
+    }
+    /// See [`Strategy::progress`].
+    fn progress(&self) -> crate::inspect::Progress {
+        crate::inspect::Progress::Opaque
+    }
     /// Keywords its tools' schemas use that the argument validator does not enforce
     /// ([`Strategy::tool_schema_problems`]).
     fn tool_schema_problems(&self) -> Vec<String>;
@@ -551,6 +559,12 @@ impl<S: AgentSpec> DynAgent for Agent<S> {
     }
     fn required_models(&self) -> Vec<&'static str> {
         S::Strategy::required_models()
+    }
+    fn shape(&self) -> crate::inspect::Shape {
+        S::Strategy::shape()
+    }
+    fn progress(&self) -> crate::inspect::Progress {
+        S::Strategy::progress(self)
     }
     fn tool_schema_problems(&self) -> Vec<String> {
         S::Strategy::tool_schema_problems()

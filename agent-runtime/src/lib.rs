@@ -19,6 +19,7 @@ pub mod bt;
 pub mod directive;
 pub mod error;
 pub mod exec;
+pub mod inspect;
 pub mod instruction;
 pub mod params;
 pub mod quote;

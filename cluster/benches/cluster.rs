@@ -85,7 +85,8 @@ async fn publish_all(client: &ClusterClient, signals: u64) {
 }
 
 /// The same messages (CloudEvents JSON, `Nats-Msg-Id`, one subject per shard) published,
-/// pulled in batches of 256 by one consumer per shard, and acknowledged one by one.
+/// pulled by one consumer per shard as a shard pulls them (what is waiting, up to 256, else
+/// wait for the next), decoded and acknowledged one by one.
 async fn raw_jetstream(nats: &Nats, signals: u64) -> Duration {
     let client = async_nats::connect(nats.url()).await.unwrap();
     let js = jetstream::new(client);
@@ -118,19 +119,31 @@ async fn raw_jetstream(nats: &Nats, signals: u64) -> Duration {
         consumers.push(tokio::spawn(async move {
             let mut seen = 0;
             while seen < expected {
-                let mut batch = consumer
-                    .batch()
-                    .max_messages(256)
-                    .expires(Duration::from_millis(250))
-                    .messages()
-                    .await
-                    .unwrap();
+                // As a shard does: what is waiting (up to 256) at once, else wait for one.
+                let mut batch = consumer.fetch().max_messages(256).messages().await.unwrap();
+                let mut got = 0;
                 while let Some(message) = batch.next().await {
                     let message = message.unwrap();
                     let _: Signal = serde_json::from_slice(&message.payload).unwrap();
                     message.ack_with(AckKind::Ack).await.unwrap();
-                    seen += 1;
+                    got += 1;
                 }
+                if got == 0 {
+                    let mut batch = consumer
+                        .batch()
+                        .max_messages(1)
+                        .expires(Duration::from_millis(250))
+                        .messages()
+                        .await
+                        .unwrap();
+                    while let Some(message) = batch.next().await {
+                        let message = message.unwrap();
+                        let _: Signal = serde_json::from_slice(&message.payload).unwrap();
+                        message.ack_with(AckKind::Ack).await.unwrap();
+                        got += 1;
+                    }
+                }
+                seen += got;
             }
         }));
     }
@@ -154,6 +167,7 @@ async fn raw_jetstream(nats: &Nats, signals: u64) -> Duration {
         .buffer_unordered(256)
         .collect::<Vec<()>>()
         .await;
+    println!("  (raw: published in {:.2?})", started.elapsed());
     for consumer in consumers {
         consumer.await.unwrap();
     }

@@ -133,19 +133,29 @@ impl<S: AgentSpec + Default> Shard<S> {
         }
     }
 
+    /// What is waiting, up to `batch`, at once; when nothing is, waits (up to `poll`) for the
+    /// next signal. A pull that waited for a full batch would hold the signals it has for up
+    /// to `poll` whenever fewer than `batch` are waiting.
     async fn fetch(&self) -> Result<Vec<Message>, async_nats::Error> {
-        let mut batch = self
+        let options = &self.node.options;
+        let waiting = self
             .consumer
-            .batch()
-            .max_messages(self.node.options.batch)
-            .expires(self.node.options.poll)
+            .fetch()
+            .max_messages(options.batch)
             .messages()
             .await?;
-        let mut messages = Vec::new();
-        while let Some(message) = batch.next().await {
-            messages.push(message?);
+        let messages = collect(waiting).await?;
+        if !messages.is_empty() {
+            return Ok(messages);
         }
-        Ok(messages)
+        let next = self
+            .consumer
+            .batch()
+            .max_messages(1)
+            .expires(options.poll)
+            .messages()
+            .await?;
+        collect(next).await
     }
 
     async fn process(&mut self, messages: Vec<Message>) {
@@ -451,6 +461,16 @@ impl<S: AgentSpec + Default> Shard<S> {
     }
 }
 
+async fn collect(
+    mut batch: async_nats::jetstream::consumer::pull::Batch,
+) -> Result<Vec<Message>, async_nats::Error> {
+    let mut messages = Vec::new();
+    while let Some(message) = batch.next().await {
+        messages.push(message?);
+    }
+    Ok(messages)
+}
+
 async fn ack_all(messages: Vec<Message>) {
     for message in messages {
         if let Err(e) = message.ack().await {
@@ -484,21 +504,6 @@ struct AgentStore<'a> {
     last_seen: Option<String>,
 }
 
-impl AgentStore<'_> {
-    fn fingerprint_of(&self, checkpoint: &[u8]) -> u64 {
-        let mut hasher = DefaultHasher::new();
-        match serde_json::from_slice::<serde_json::Value>(checkpoint) {
-            Ok(serde_json::Value::Object(mut map)) => {
-                map.remove("saved_at");
-                serde_json::Value::Object(map).to_string().hash(&mut hasher);
-            }
-            _ => checkpoint.hash(&mut hasher),
-        }
-        self.last_seen.hash(&mut hasher);
-        hasher.finish()
-    }
-}
-
 impl Store for AgentStore<'_> {
     fn save<'a>(
         &'a self,
@@ -513,7 +518,7 @@ impl Store for AgentStore<'_> {
                     format!("a signal it emitted was not delivered: {e}"),
                 )
             })?;
-            let fingerprint = self.fingerprint_of(checkpoint);
+            let fingerprint = fingerprint(checkpoint, self.last_seen.as_deref());
             let last = *self.fingerprint.lock().unwrap_or_else(|p| p.into_inner());
             if last == Some(fingerprint) {
                 return Ok(());
@@ -543,5 +548,49 @@ impl Store for AgentStore<'_> {
 
     fn keys(&self) -> BoxFuture<'_, Result<Vec<String>, StoreError>> {
         self.store.keys()
+    }
+}
+
+/// A hash of a checkpoint without the time it was taken, and of the newest signal id: `saved_at`
+/// is the body's last field, followed only by the checksum (which covers it), so everything
+/// before it is what changes when the agent does.
+fn fingerprint(checkpoint: &[u8], last_seen: Option<&str>) -> u64 {
+    const SAVED_AT: &[u8] = b"\"saved_at\":";
+    let content = checkpoint
+        .windows(SAVED_AT.len())
+        .rposition(|w| w == SAVED_AT)
+        .map_or(checkpoint, |at| &checkpoint[..at]);
+    let mut hasher = DefaultHasher::new();
+    content.hash(&mut hasher);
+    last_seen.hash(&mut hasher);
+    hasher.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fingerprint;
+    use agent_runtime::store::Checkpoint;
+    use serde_json::json;
+
+    fn encoded(count: u64, saved_at: &str) -> Vec<u8> {
+        Checkpoint {
+            agent: json!({"agent": "Tally", "id": "t", "state": {"count": count, "saved_at": 1}}),
+            timers: Vec::new(),
+            cron: Vec::new(),
+            in_flight: Vec::new(),
+            llm_calls: Vec::new(),
+            saved_at: saved_at.parse().unwrap(),
+        }
+        .encode()
+        .unwrap()
+    }
+
+    #[test]
+    fn ignores_when_a_checkpoint_was_taken_and_nothing_else() {
+        let (early, late) = ("2026-01-01T00:00:00Z", "2026-01-01T00:00:01Z");
+        let same = fingerprint(&encoded(1, early), Some("s1"));
+        assert_eq!(fingerprint(&encoded(1, late), Some("s1")), same);
+        assert_ne!(fingerprint(&encoded(2, late), Some("s1")), same);
+        assert_ne!(fingerprint(&encoded(1, late), Some("s2")), same);
     }
 }

@@ -24,3 +24,10 @@ pub const TREE_NODES: usize = 20_000;
 /// Children of a composite are generated as lists of at most this many, joined as a balanced
 /// tree, so the generated code nests by the logarithm of the width, not by the width.
 pub const CHILDREN_CHUNK: usize = 8;
+
+/// How many diagnostics one file (or one macro invocation) reports; past it, one `E0006` says
+/// how many more there were. 100,000 bad routes would otherwise print nearly a gigabyte.
+pub const DIAGNOSTICS: usize = 100;
+
+/// How many names a diagnostic lists ("route to `a`, `b` or `c`") before "and N more".
+pub const LISTED_NAMES: usize = 16;

@@ -1,4 +1,6 @@
-//! Parse + check never panic, on random text and on mutations of valid files.
+//! Parse + check never panic, on random text, on mutations of valid files, on characters of every
+//! Unicode general category, and on 1 MB inputs (10 MB in a long run); messages never echo a control or invisible
+//! character raw, nor a token whole when it is long.
 //!
 //! CI runs a few hundred cases. For a long run set `AGENT_FUZZ_CASES`, for example
 //! `AGENT_FUZZ_CASES=1000000 cargo test --release -p agent-dsl --test fuzz`.
@@ -25,6 +27,62 @@ fn cases() -> u32 {
         .unwrap_or(256)
 }
 
+/// One character of each Unicode general category (and of the invisible ones messages must
+/// escape): letters, marks, numbers, punctuation, symbols, separators, controls, format
+/// characters (bidi overrides, zero-width joiners, the BOM), private use and unassigned.
+const EVERY_CATEGORY: &[char] = &[
+    'A',
+    'z',
+    'ǅ',
+    'ʰ',
+    'א',
+    '中', // Lu Ll Lt Lm Lo
+    '\u{301}',
+    '\u{903}',
+    '\u{20dd}', // Mn Mc Me
+    '٣',
+    'Ⅻ',
+    '½', // Nd Nl No
+    '‿',
+    '—',
+    '⟨',
+    '⟩',
+    '«',
+    '»',
+    '¿', // Pc Pd Ps Pe Pi Pf Po
+    '∑',
+    '€',
+    '^',
+    '©',
+    '😀', // Sm Sc Sk So
+    '\u{a0}',
+    '\u{3000}',
+    '\u{2028}',
+    '\u{2029}', // Zs Zl Zp
+    '\u{0}',
+    '\u{7}',
+    '\u{1b}',
+    '\u{7f}',
+    '\u{85}', // Cc
+    '\u{ad}',
+    '\u{200b}',
+    '\u{200d}',
+    '\u{202e}',
+    '\u{2066}',
+    '\u{feff}', // Cf
+    '\u{e000}',
+    '\u{10ffff}',
+    '\u{378}', // Co, Cn
+];
+
+/// Whether `text` shows a character a reader would not see, or that reorders what follows.
+fn has_raw_invisible(text: &str) -> bool {
+    text.chars().any(|c| {
+        (c.is_control() && c != '\n')
+            || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}' | '\u{ad}')
+    })
+}
+
 /// Runs everything a file goes through, including rendering and formatting.
 fn run(source: &str) {
     let mut sources = Sources::new();
@@ -33,6 +91,32 @@ fn run(source: &str) {
         Ok(compiled) => compiled.warnings,
         Err(diagnostics) => diagnostics,
     };
+    for d in &diagnostics {
+        // An expected-list names each token once.
+        if let Some(list) = d.message.strip_prefix("expected ")
+            && let Some((list, _)) = list.rsplit_once(", found ")
+        {
+            let named: Vec<&str> = list.split('`').skip(1).step_by(2).collect();
+            let unique: std::collections::HashSet<&&str> = named.iter().collect();
+            assert_eq!(unique.len(), named.len(), "{}", d.message);
+        }
+        let texts = std::iter::once(&d.message)
+            .chain(&d.label)
+            .chain(&d.help)
+            .chain(d.secondary.iter().map(|l| &l.message));
+        for text in texts {
+            assert!(
+                !has_raw_invisible(text),
+                "raw invisible character in {text:?}"
+            );
+            assert!(
+                text.len() < 4096,
+                "a message of {} bytes: {}",
+                text.len(),
+                text.chars().take(200).collect::<String>()
+            );
+        }
+    }
     let _ = render(&sources, &diagnostics);
     for d in &diagnostics {
         let _ = json_line(&sources, d);
@@ -73,6 +157,8 @@ fn mutated() -> impl Strategy<Value = String> {
         "\n",
         " ",
     ]);
+    let characters = prop::sample::select(EVERY_CATEGORY.to_vec()).prop_map(|c| c.to_string());
+    let tokens = prop_oneof![3 => tokens.prop_map(str::to_string), 1 => characters];
     (
         prop::sample::select(SEEDS.to_vec()),
         any::<prop::sample::Index>(),
@@ -108,6 +194,48 @@ proptest! {
     #[test]
     fn mutated_files_never_panic(source in mutated()) {
         run(&source);
+    }
+
+    #[test]
+    fn every_unicode_category_never_panics(
+        source in prop::collection::vec(
+            prop_oneof![
+                prop::sample::select(EVERY_CATEGORY.to_vec()),
+                prop::sample::select(vec!['a', '{', '}', ' ', '"', '-', '>', '\n', '_', '1']),
+            ],
+            0..80,
+        )
+    ) {
+        run(&source.into_iter().collect::<String>());
+    }
+}
+
+/// Huge inputs: one huge token of each kind, and ten million invisible characters. Each is
+/// rejected or accepted with bounded messages (no megabyte echo). 1 MB in CI (a debug build
+/// parses it in seconds), 10 MB in a long run (`AGENT_FUZZ_CASES` set).
+#[test]
+fn huge_inputs_give_bounded_messages() {
+    let size = if std::env::var_os("AGENT_FUZZ_CASES").is_some() {
+        10 << 20
+    } else {
+        1 << 20
+    };
+    let name = "a".repeat(size);
+    let inputs = [
+        // A huge name where a keyword is expected, and where a name is expected.
+        format!("{name} {{ }}"),
+        format!("agent {name} {{ }}"),
+        // A huge string, a huge unterminated string, a huge comment never closed.
+        format!("agent A {{ description \"{name}\" routes {{ \"{name}\" => x }} }}"),
+        format!("agent A {{ description \"{name}"),
+        format!("/* {name}"),
+        // Invisible characters, a third as many as bytes.
+        format!("agent A {{ {} }}", "\u{202e}".repeat(size / 3)),
+        // A huge number and a huge duration.
+        format!("agent A {{ tick every {}ms }}", "9".repeat(size)),
+    ];
+    for input in &inputs {
+        run(input);
     }
 }
 

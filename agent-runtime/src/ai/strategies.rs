@@ -4,6 +4,7 @@
 
 use crate::agent::{Agent, AgentSpec};
 use crate::directive::Directive;
+use crate::inspect::{Progress, Shape};
 use crate::instruction::Instruction;
 use crate::route::{RouteSpec, RouteTarget, priority};
 use crate::snapshot::{Snapshot, Status};
@@ -142,6 +143,28 @@ macro_rules! ai_strategy {
 
             fn required_models() -> Vec<&'static str> {
                 vec![S::AI.model]
+            }
+
+            fn shape() -> Shape {
+                Shape::Conversation {
+                    strategy: $kind.name(),
+                    model: S::AI.model,
+                }
+            }
+
+            fn progress(agent: &Agent<S>) -> Progress {
+                match &agent.strategy_state().run {
+                    Some(run) => Progress::Conversation {
+                        request_id: run.request_id.clone(),
+                        step: run.step,
+                        messages: run.messages.clone(),
+                    },
+                    None => Progress::Conversation {
+                        request_id: String::new(),
+                        step: 0,
+                        messages: Vec::new(),
+                    },
+                }
             }
 
             fn tool_schema_problems() -> Vec<String> {

@@ -26,6 +26,7 @@ use super::cron::CronJob;
 use super::error::ServerError;
 use super::handle::{AgentRef, CallOutcome, Shared};
 use super::message::{Envelope, Message};
+use super::observe::Cause;
 use super::options::Options;
 use super::report::{StopReason, StopReport};
 use super::timers::{TimerKey, TimerKind, Timers};
@@ -157,6 +158,7 @@ pub(crate) fn spawn(
         call_timeout: options.call_timeout,
         event_capacity: options.event_capacity,
         events: OnceLock::new(),
+        watchers: OnceLock::new(),
         exit: OnceLock::new(),
         exited: Notify::new(),
     });
@@ -264,6 +266,7 @@ impl Core {
         let span = tracing::info_span!("init", agent = self.name(), id = self.id());
         let _entered = span.enter();
         let directives = self.guarded("init", |agent| agent.init());
+        self.observe(|| Cause::Init, &directives);
         self.execute(directives);
         if let Some(restore) = restore {
             self.restore(restore);
@@ -425,6 +428,13 @@ impl Core {
             self.options.isolate_strategy_panics,
             "cmd",
             |agent| agent.handle_signal_with(router, signal),
+        );
+        self.observe(
+            || Cause::Signal {
+                origin,
+                signal: Box::new(signal.clone()),
+            },
+            &directives,
         );
         let recorded = record.then(|| directives.clone());
         if record {

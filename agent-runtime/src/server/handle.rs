@@ -15,6 +15,7 @@ use tokio::sync::{Notify, broadcast, oneshot};
 use crate::agent::{Agent, AgentSpec, DynAgent};
 use crate::directive::Directive;
 use crate::error::AgentError;
+use crate::inspect::{Progress, Shape};
 use crate::signal::Signal;
 use crate::snapshot::Snapshot;
 use crate::store::{Checkpoint, CheckpointError, Store};
@@ -22,6 +23,7 @@ use crate::store::{Checkpoint, CheckpointError, Store};
 use super::core::{Restore, spawn};
 use super::error::ServerError;
 use super::message::{Control, Envelope, Message};
+use super::observe::Observation;
 use super::options::Options;
 use super::report::{StopReason, StopReport};
 
@@ -37,6 +39,8 @@ pub(crate) struct Shared {
     pub(crate) event_capacity: usize,
     /// Created by the first subscriber, so idle agents nobody watches carry no buffer.
     pub(crate) events: OnceLock<broadcast::Sender<Signal>>,
+    /// Created by the first watcher ([`AgentRef::watch`]), like `events`.
+    pub(crate) watchers: OnceLock<broadcast::Sender<Arc<Observation>>>,
     pub(crate) exit: OnceLock<StopReport>,
     pub(crate) exited: Notify,
 }
@@ -329,6 +333,28 @@ impl AgentRef {
         })
     }
 
+    /// Watches every step of the agent from now on: what caused it, what it emitted, the
+    /// errors, and where the run stands afterwards ([`Observation`]). Observations are built
+    /// only while a watcher is subscribed; one that falls more than `Options::event_capacity`
+    /// steps behind is told how many it missed ([`RecvError::Lagged`]).
+    pub fn watch(&self) -> broadcast::Receiver<Arc<Observation>> {
+        self.shared
+            .watchers
+            .get_or_init(|| broadcast::channel(self.shared.event_capacity).0)
+            .subscribe()
+    }
+
+    /// What a diagram of the agent draws: its FSM's states and transitions, its tree's nodes
+    /// ([`Strategy::shape`](crate::Strategy::shape)).
+    pub async fn shape(&self) -> Result<Shape, ServerError> {
+        self.inspect(|agent| agent.shape()).await
+    }
+
+    /// Where the agent's run stands in the terms of its [`shape`](AgentRef::shape).
+    pub async fn progress(&self) -> Result<Progress, ServerError> {
+        self.inspect(|agent| agent.progress()).await
+    }
+
     /// The handle of the child with this tag, if it is running.
     pub async fn child(&self, tag: &str) -> Result<Option<AgentRef>, ServerError> {
         let (reply, answer) = oneshot::channel();
@@ -417,6 +443,12 @@ impl AgentRef {
     }
 }
 
+impl AsRef<AgentRef> for AgentRef {
+    fn as_ref(&self) -> &AgentRef {
+        self
+    }
+}
+
 impl fmt::Debug for AgentRef {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AgentRef")
@@ -453,6 +485,12 @@ impl<S: AgentSpec> Clone for AgentServer<S> {
             inner: self.inner.clone(),
             _agent: PhantomData,
         }
+    }
+}
+
+impl<S: AgentSpec> AsRef<AgentRef> for AgentServer<S> {
+    fn as_ref(&self) -> &AgentRef {
+        &self.inner
     }
 }
 
@@ -566,6 +604,11 @@ impl<S: AgentSpec> AgentServer<S> {
     /// See [`AgentRef::events`].
     pub fn events(&self) -> impl Stream<Item = Result<Signal, u64>> + Send + 'static {
         self.inner.events()
+    }
+
+    /// See [`AgentRef::watch`].
+    pub fn watch(&self) -> broadcast::Receiver<Arc<Observation>> {
+        self.inner.watch()
     }
 
     /// See [`AgentRef::child`].

@@ -15,6 +15,7 @@ use super::children::CHILD_EXIT_SIGNAL;
 use super::clock;
 use super::core::{BATCH, Core};
 use super::message::{CheckpointReply, Control, Internal};
+use super::observe::Cause;
 use super::report::StopReason;
 use super::timers::TimerKind;
 
@@ -47,6 +48,7 @@ impl Core {
                     let span = tracing::info_span!("tick", agent = self.name(), id = self.id());
                     let _entered = span.enter();
                     let directives = self.guarded("tick", |agent| agent.tick());
+                    self.observe(|| Cause::Tick, &directives);
                     self.execute(directives);
                     self.after_step();
                 }
@@ -120,7 +122,14 @@ impl Core {
                     action = %completion.action,
                 );
                 let _entered = span.enter();
+                let action = self.watched().then(|| completion.action.clone());
                 let directives = self.guarded("cmd", |agent| agent.cmd(vec![completion]));
+                self.observe(
+                    || Cause::Completion {
+                        action: action.unwrap_or_default(),
+                    },
+                    &directives,
+                );
                 self.execute(directives);
                 self.after_step();
             }

@@ -13,6 +13,7 @@ use crate::agent::{Agent, AgentSpec};
 use crate::bt::{Clock, HostClock, Node, NodeState, Status as TreeStatus, TreeRun, TreeVisitor};
 use crate::directive::Directive;
 use crate::error::{AgentError, ErrorContext};
+use crate::inspect::{Progress, Shape, TreeNode};
 use crate::instruction::Instruction;
 use crate::route::RouteSpec;
 use crate::snapshot::{Snapshot, Status};
@@ -102,6 +103,20 @@ impl<S, T: NodeState> TreeVisitor<S, T> for RunningPath<'_, T> {
     type Output = String;
     fn visit<N: Node<S, State = T>>(self, tree: &N) -> String {
         self.0.running_path(tree)
+    }
+}
+
+/// Every node of the tree, depth first: its depth, its label and whether it is running.
+struct Visited<'a, T>(&'a TreeRun<T>);
+
+impl<S, T: NodeState> TreeVisitor<S, T> for Visited<'_, T> {
+    type Output = Vec<(usize, String, bool)>;
+    fn visit<N: Node<S, State = T>>(self, tree: &N) -> Self::Output {
+        let mut nodes = Vec::new();
+        tree.visit(&self.0.nodes, 0, &mut |v| {
+            nodes.push((v.depth, v.kind.to_string(), v.running));
+        });
+        nodes
     }
 }
 
@@ -212,6 +227,32 @@ where
 
     fn signal_routes() -> Vec<RouteSpec> {
         vec![restart_route()]
+    }
+
+    fn shape() -> Shape {
+        let nodes = S::with_tree(Visited(&TreeRun::<S::Nodes>::default()))
+            .into_iter()
+            .map(|(depth, label, _)| TreeNode { depth, label })
+            .collect();
+        Shape::Tree { nodes }
+    }
+
+    fn progress(agent: &Agent<S>) -> Progress {
+        let run = &agent.strategy_state().run;
+        let running = S::with_tree(Visited(run))
+            .into_iter()
+            .enumerate()
+            .filter_map(|(index, (_, _, running))| running.then_some(index))
+            .collect();
+        Progress::Tree {
+            running,
+            status: run.status.map(|status| match status {
+                TreeStatus::Running => Status::Running,
+                TreeStatus::Success => Status::Success,
+                TreeStatus::Failure => Status::Failure,
+            }),
+            ticks: run.ticks,
+        }
     }
 
     fn snapshot(agent: &Agent<S>) -> Snapshot {

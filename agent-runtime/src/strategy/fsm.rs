@@ -39,6 +39,7 @@ use crate::agent::{Agent, AgentSpec, Command};
 use crate::directive::Directive;
 use crate::error::{ActionError, AgentError, ErrorContext};
 pub use crate::error::{Name, Names};
+use crate::inspect::{MachineState, Progress, Shape, Transition};
 use crate::instruction::Instruction;
 use crate::route::{RouteSpec, RouteTarget, priority};
 use crate::signal::Signal;
@@ -96,6 +97,10 @@ pub trait FsmSpec: AgentSpec<Strategy = Fsm> {
 
     /// The names of every event, in declaration order.
     const EVENT_NAMES: &'static [Name];
+
+    /// The rows that leave their state, in declaration order, as the diagrams draw them (what
+    /// [`Strategy::shape`] reports). Generated; empty by default.
+    const TRANSITIONS: &'static [Transition] = &[];
 
     /// The rows of `(from, event)`, tried in declaration order against `agent`'s state and the
     /// event's parameters: the row that fires, by its index in declaration order.
@@ -448,6 +453,29 @@ impl<S: FsmSpec> Strategy<S> for Fsm {
             snapshot = snapshot.with_result(json!({ "state": name }));
         }
         snapshot
+    }
+
+    fn shape() -> Shape {
+        Shape::Machine {
+            initial: S::State::default().name(),
+            states: S::STATES
+                .iter()
+                .map(|&state| MachineState {
+                    name: state.name(),
+                    end: S::end(state).map(|end| match end {
+                        End::Success => Status::Success,
+                        End::Failure => Status::Failure,
+                    }),
+                })
+                .collect(),
+            transitions: S::TRANSITIONS,
+        }
+    }
+
+    fn progress(agent: &Agent<S>) -> Progress {
+        Progress::Machine {
+            state: agent.strategy_state().state.name(),
+        }
     }
 
     #[inline]

@@ -32,6 +32,7 @@ use crate::action::{ActionEntry, ActionSpec};
 use crate::agent::{Agent, AgentSpec};
 use crate::directive::Directive;
 use crate::error::AgentError;
+use crate::inspect::{Progress, Shape};
 use crate::instruction::Instruction;
 use crate::route::RouteSpec;
 use crate::snapshot::{Snapshot, Status};
@@ -98,6 +99,19 @@ pub trait Strategy<S: AgentSpec>: 'static {
     /// Routes the strategy contributes (default priority [`crate::route::priority::STRATEGY`]).
     fn signal_routes() -> Vec<RouteSpec> {
         Vec::new()
+    }
+
+    /// What a diagram of the agent draws (the FSM's states, the tree's nodes); the default
+    /// describes nothing. Called by inspectors only, never while the agent runs.
+    fn shape() -> Shape {
+        Shape::Opaque
+    }
+
+    /// Where the run stands in the terms of [`shape`](Strategy::shape); the default says
+    /// nothing beyond the snapshot. Called by inspectors only, after each step they watch.
+    fn progress(agent: &Agent<S>) -> Progress {
+        let _ = agent;
+        Progress::Opaque
     }
 
     /// Whether `cmd` and `tick` never let a panic of user code (an action, a guard, a

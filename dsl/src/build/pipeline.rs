@@ -32,7 +32,7 @@ fn check_here(file: FileId, source: &str) -> Result<(FileDef, Vec<Diagnostic>), 
     match check::file(&def.agents, &def.behaviors) {
         Ok(warnings) | Err(warnings) => diagnostics.extend(warnings),
     }
-    let diagnostics = in_source_order(diagnostics);
+    let diagnostics = check::cap(in_source_order(diagnostics));
     if diagnostics.iter().any(Diagnostic::is_error) {
         Err(diagnostics)
     } else {

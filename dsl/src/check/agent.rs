@@ -1,65 +1,58 @@
 //! Agent-level checks: names, options, actions, state fields, then the strategy and routes.
 
-use crate::model::{AgentDef, BehaviorDef, StateDef, StrategyDef};
+use crate::model::{AgentDef, StateDef, StrategyDef};
 
 use super::codes;
 use super::ctxt::Ctxt;
 use super::diagnostic::Diagnostic;
 use super::fsm::check_fsm;
 use super::names::check_identifier;
+use super::repeats::repeats;
 use super::routes::{Targets, check_routes};
 use super::settings::check_once;
 
 /// Runs every agent check, collecting all diagnostics in `cx`. A behaviour-tree agent's tree may
 /// name no behaviours (the macros' case; see [`check_agent_with`]).
 pub fn check_agent(cx: &Ctxt, agent: &AgentDef) {
-    check_agent_with(cx, agent, &[]);
+    check_agent_with(cx, agent, &super::tree::Behaviors::new(&[]));
 }
 
 /// [`check_agent`] for an agent of a `.agent` file, whose tree may name the file's behaviours.
-pub fn check_agent_with(cx: &Ctxt, agent: &AgentDef, behaviors: &[BehaviorDef]) {
+pub fn check_agent_with(cx: &Ctxt, agent: &AgentDef, behaviors: &super::tree::Behaviors<'_>) {
     check_identifier(cx, &agent.name, "agent name");
     check_once(cx, &agent.description, "description");
     check_once(cx, &agent.strategy, "strategy");
     check_once(cx, &agent.tick, "tick");
     check_once(cx, &agent.runtime, "crate");
 
-    for (i, action) in agent.actions.iter().enumerate() {
-        if let Some(first) = agent.actions[..i]
-            .iter()
-            .find(|a| a.name.value == action.name.value)
-        {
-            cx.push(
-                Diagnostic::error(
-                    codes::DUPLICATE_ACTION,
-                    action.path.span,
-                    format!("action `{}` is listed twice", action.name.value),
-                )
-                .label("listed again here")
-                .secondary(first.path.span, "first listed")
-                .help("an agent's actions are named by their last path segment; list each once"),
-            );
-        }
+    for (action, first) in repeats(&agent.actions, |a| a.name.value.as_str()) {
+        cx.push(
+            Diagnostic::error(
+                codes::DUPLICATE_ACTION,
+                action.path.span,
+                format!("action `{}` is listed twice", action.name.value),
+            )
+            .label("listed again here")
+            .secondary(first.path.span, "first listed")
+            .help("an agent's actions are named by their last path segment; list each once"),
+        );
     }
 
     if let StateDef::Fields(fields) = &agent.state {
-        for (i, field) in fields.iter().enumerate() {
+        for field in fields {
             check_identifier(cx, &field.name, "state field");
-            if let Some(first) = fields[..i]
-                .iter()
-                .find(|f| f.name.value == field.name.value)
-            {
-                cx.push(
-                    Diagnostic::error(
-                        codes::DUPLICATE_FIELD,
-                        field.name.span,
-                        format!("state field `{}` is declared twice", field.name.value),
-                    )
-                    .label("declared again here")
-                    .secondary(first.name.span, "first declared")
-                    .help("rename or remove one of the two fields"),
-                );
-            }
+        }
+        for (field, first) in repeats(fields, |f| f.name.value.as_str()) {
+            cx.push(
+                Diagnostic::error(
+                    codes::DUPLICATE_FIELD,
+                    field.name.span,
+                    format!("state field `{}` is declared twice", field.name.value),
+                )
+                .label("declared again here")
+                .secondary(first.name.span, "first declared")
+                .help("rename or remove one of the two fields"),
+            );
         }
     }
 
@@ -78,19 +71,15 @@ pub fn check_agent_with(cx: &Ctxt, agent: &AgentDef, behaviors: &[BehaviorDef]) 
             Vec::new()
         }
     };
-    let targets = Targets {
-        // An AI strategy's tools are actions of the agent too.
-        actions: agent
-            .actions
-            .iter()
-            .chain(match agent.strategy.get() {
-                Some(StrategyDef::Ai(ai)) => ai.tool_refs(),
-                _ => &[],
-            })
-            .map(|a| a.name.value.as_str())
-            .collect(),
-        events,
-        agent: &agent.name.value,
-    };
+    let actions = agent
+        .actions
+        .iter()
+        .chain(match agent.strategy.get() {
+            Some(StrategyDef::Ai(ai)) => ai.tool_refs(),
+            _ => &[],
+        })
+        .map(|a| a.name.value.as_str())
+        .collect();
+    let targets = Targets::new(&agent.name.value, actions, events);
     check_routes(cx, &agent.routes, &targets);
 }

@@ -19,19 +19,17 @@ pub fn check_ai(cx: &Ctxt, ai: &AiDef) {
     check_once(cx, &ai.hooks, "hooks");
 
     let tools = ai.tool_refs();
-    for (i, tool) in tools.iter().enumerate() {
-        if let Some(first) = tools[..i].iter().find(|t| t.name.value == tool.name.value) {
-            cx.push(
-                Diagnostic::error(
-                    codes::DUPLICATE_TOOL,
-                    tool.path.span,
-                    format!("tool `{}` is listed twice", tool.name.value),
-                )
-                .label("listed again here")
-                .secondary(first.path.span, "first listed")
-                .help("list each tool once; tools are named by their last path segment"),
-            );
-        }
+    for (tool, first) in super::repeats::repeats(tools, |t| t.name.value.as_str()) {
+        cx.push(
+            Diagnostic::error(
+                codes::DUPLICATE_TOOL,
+                tool.path.span,
+                format!("tool `{}` is listed twice", tool.name.value),
+            )
+            .label("listed again here")
+            .secondary(first.path.span, "first listed")
+            .help("list each tool once; tools are named by their last path segment"),
+        );
     }
 
     if let Some(model) = ai.model.spanned()

@@ -38,6 +38,10 @@ codes! {
     // trees or AI strategies. Never reuse it.
     /// Delimiters nested deeper than [`crate::limits::NESTING`].
     NESTING = "E0005", "nesting too deep";
+    /// More diagnostics than [`crate::limits::DIAGNOSTICS`]: the rest are counted, not shown.
+    TOO_MANY = "E0006", "too many diagnostics";
+    /// A `{`, `(` or `[` never closed before the end of the file.
+    UNCLOSED = "E0007", "unclosed delimiter";
 
     /// An option given twice (`strategy`, `description`, `tick`, `crate`, an AI option...).
     DUPLICATE_SETTING = "E0101", "option given twice";

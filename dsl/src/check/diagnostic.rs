@@ -136,10 +136,15 @@ impl Diagnostic {
 }
 
 /// Combines diagnostics into one `syn::Error` (each keeps its own span).
+/// At most [`crate::limits::DIAGNOSTICS`] of them, then one counting the rest.
 pub fn to_syn_error(diagnostics: &[Diagnostic]) -> Option<syn::Error> {
-    diagnostics
+    let errors: Vec<Diagnostic> = diagnostics
         .iter()
         .filter(|d| d.is_error())
+        .cloned()
+        .collect();
+    super::cap(errors)
+        .iter()
         .map(Diagnostic::to_syn_error)
         .reduce(|mut all, e| {
             all.combine(e);

@@ -15,7 +15,7 @@ use crate::model::{BehaviorDef, NodeDef, NodeKind, Span, group_children};
 use super::codes;
 use super::ctxt::Ctxt;
 use super::diagnostic::Diagnostic;
-use super::tree::{behavior_index, chain};
+use super::tree::{Behaviors, behavior_index, chain};
 
 /// A tree once inlined.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -71,34 +71,30 @@ pub fn check_behaviors(cx: &Ctxt, behaviors: &[BehaviorDef]) {
 }
 
 /// Checks a tree written in place (an agent's, `bt!`'s root) against the behaviours it may use.
-pub fn check_root(cx: &Ctxt, root: &NodeDef, behaviors: &[BehaviorDef]) {
-    let index = if root.subtrees().is_empty() {
-        HashMap::new()
-    } else {
-        behavior_index(behaviors)
-    };
+pub fn check_root(cx: &Ctxt, root: &NodeDef, behaviors: &Behaviors<'_>) {
+    let index = behaviors.index();
+    let behaviors = behaviors.list;
     // Only what the root reaches is measured: most inline trees use no subtree at all.
     let mut sizes: HashMap<usize, Size> = HashMap::new();
     let mut expanded: HashMap<usize, ()> = HashMap::new();
     // Post-order with an explicit stack: `(behaviour, its uses already pushed)`.
-    let mut stack: Vec<(usize, bool)> =
-        used(root, &index).into_iter().map(|b| (b, false)).collect();
+    let mut stack: Vec<(usize, bool)> = used(root, index).into_iter().map(|b| (b, false)).collect();
     while let Some((b, uses_pushed)) = stack.pop() {
         if uses_pushed {
             // A use not measured yet is on the path: a cycle, reported elsewhere.
-            let size = measure_behavior(&behaviors[b], &index, &|u| sizes.get(&u).copied());
+            let size = measure_behavior(&behaviors[b], index, &|u| sizes.get(&u).copied());
             sizes.insert(b, size);
         } else if expanded.insert(b, ()).is_none() {
             stack.push((b, true));
             stack.extend(
-                used(&behaviors[b].root, &index)
+                used(&behaviors[b].root, index)
                     .into_iter()
                     .map(|u| (u, false)),
             );
         }
     }
-    let size = measure(root, &index, &|u| sizes.get(&u).copied());
-    let uses = used(root, &index);
+    let size = measure(root, index, &|u| sizes.get(&u).copied());
+    let uses = used(root, index);
     if size.nodes > TREE_NODES as u64
         && uses
             .iter()

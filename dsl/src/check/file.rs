@@ -11,22 +11,20 @@ use super::names::check_identifier;
 /// Runs every check on the agents and behaviours of one file.
 pub fn check_file(cx: &Ctxt, agents: &[AgentDef], behaviors: &[BehaviorDef]) {
     super::tree::check_behaviors(cx, behaviors);
-    for (i, agent) in agents.iter().enumerate() {
-        if let Some(first) = agents[..i]
-            .iter()
-            .find(|a| a.name.value == agent.name.value)
-        {
-            cx.push(
-                Diagnostic::error(
-                    codes::DUPLICATE_ITEM,
-                    agent.name.span,
-                    format!("agent `{}` is defined twice", agent.name.value),
-                )
-                .label("defined again here")
-                .secondary(first.name.span, "first defined")
-                .help("rename or remove one of the two agents"),
-            );
-        }
+    for (agent, first) in super::repeats::repeats(agents, |a| a.name.value.as_str()) {
+        cx.push(
+            Diagnostic::error(
+                codes::DUPLICATE_ITEM,
+                agent.name.span,
+                format!("agent `{}` is defined twice", agent.name.value),
+            )
+            .label("defined again here")
+            .secondary(first.name.span, "first defined")
+            .help("rename or remove one of the two agents"),
+        );
+    }
+    let indexed = super::tree::Behaviors::new(behaviors);
+    for agent in agents {
         for action in &agent.actions {
             check_identifier(cx, &action.name, "action");
         }
@@ -35,7 +33,7 @@ pub fn check_file(cx: &Ctxt, agents: &[AgentDef], behaviors: &[BehaviorDef]) {
                 check_default(cx, field);
             }
         }
-        super::agent::check_agent_with(cx, agent, behaviors);
+        super::agent::check_agent_with(cx, agent, &indexed);
     }
 }
 

@@ -1,9 +1,11 @@
 //! FSM checks: every rule of `transitions` (E0301-E0311), once, for both front-ends.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use crate::model::ident::Case;
-use crate::model::{FsmDef, Name, RowDef, Span, Trigger, event_variant};
+use crate::model::{
+    FsmDef, HookDef, HookKind, Name, RowDef, Span, TerminalDef, Trigger, event_variant,
+};
 
 use super::codes;
 use super::ctxt::Ctxt;
@@ -119,11 +121,14 @@ fn initial(cx: &Ctxt, fsm: &FsmDef) {
 
 /// Repeated `terminal`s and hooks, and hooks on states the machine does not have.
 fn declarations(cx: &Ctxt, fsm: &FsmDef, states: &[&Name]) {
-    for (i, terminal) in fsm.terminals.iter().enumerate() {
-        if let Some(first) = fsm.terminals[..i]
-            .iter()
-            .find(|t| t.state.value == terminal.state.value)
-        {
+    // First declarations by state, and the state names, so this stays linear.
+    let mut first_terminal: HashMap<&str, &TerminalDef> = HashMap::new();
+    let known: HashSet<&str> = states.iter().map(|s| s.value.as_str()).collect();
+    for terminal in &fsm.terminals {
+        let first = *first_terminal
+            .entry(terminal.state.value.as_str())
+            .or_insert(terminal);
+        if !std::ptr::eq(first, terminal) {
             cx.push(
                 Diagnostic::error(
                     codes::FSM_DUPLICATE_DECLARATION,
@@ -139,12 +144,13 @@ fn declarations(cx: &Ctxt, fsm: &FsmDef, states: &[&Name]) {
             );
         }
     }
-    for (i, hook) in fsm.hooks.iter().enumerate() {
+    let mut first_hook: HashMap<(HookKind, &str), &HookDef> = HashMap::new();
+    for hook in &fsm.hooks {
         let keyword = hook.kind.value.keyword();
-        if let Some(first) = fsm.hooks[..i]
-            .iter()
-            .find(|h| h.kind.value == hook.kind.value && h.state.value == hook.state.value)
-        {
+        let first = *first_hook
+            .entry((hook.kind.value, hook.state.value.as_str()))
+            .or_insert(hook);
+        if !std::ptr::eq(first, hook) {
             cx.push(
                 Diagnostic::error(
                     codes::FSM_DUPLICATE_DECLARATION,
@@ -158,8 +164,9 @@ fn declarations(cx: &Ctxt, fsm: &FsmDef, states: &[&Name]) {
                 )),
             );
         }
-        if !states.iter().any(|s| s.value == hook.state.value) {
-            let help = match closest(&hook.state.value, states.iter().map(|s| s.value.as_str())) {
+        if !known.contains(hook.state.value.as_str()) {
+            let candidates = states.iter().map(|s| s.value.as_str());
+            let help = match cx.suggest(|| closest(&hook.state.value, candidates)) {
                 Some(close) => format!("did you mean `{close}`?"),
                 None => format!(
                     "`{keyword}` attaches an action to a state of this machine; states are declared by `initial`, `terminal` and rows"
@@ -188,12 +195,11 @@ fn rows(cx: &Ctxt, fsm: &FsmDef) {
     for t in &fsm.terminals {
         terminals.entry(t.state.value.as_str()).or_insert(&t.state);
     }
-    let mut seen: HashMap<&str, Vec<&RowDef>> = HashMap::new();
+    // The first unguarded row of each (state, event) and the first `after` row of each state:
+    // all a later row is compared with, so many rows leaving one state stay linear.
+    let mut unguarded: HashMap<(&str, &str), &RowDef> = HashMap::new();
+    let mut timers: HashMap<&str, &RowDef> = HashMap::new();
     for row in &fsm.rows {
-        let earlier = seen.entry(row.from.value.as_str()).or_default();
-        let earlier_rows = earlier.clone();
-        earlier.push(row);
-        let earlier = earlier_rows;
         if let Some(terminal_state) = terminals.get(row.from.value.as_str()) {
             cx.push(
                 Diagnostic::error(
@@ -211,11 +217,11 @@ fn rows(cx: &Ctxt, fsm: &FsmDef) {
         }
         match &row.trigger {
             Trigger::Event(event) => {
-                let unguarded = earlier.iter().find(|r| {
-                    r.event().is_some_and(|e| e.value == event.value) && r.guard.is_none()
-                });
-                if let Some(shadow) = unguarded {
+                let key = (row.from.value.as_str(), event.value.as_str());
+                if let Some(shadow) = unguarded.get(&key) {
                     same_trigger(cx, row, shadow, &format!("on {}", event.value), event.span);
+                } else if row.guard.is_none() {
+                    unguarded.insert(key, row);
                 }
             }
             Trigger::After(after) => {
@@ -233,7 +239,8 @@ fn rows(cx: &Ctxt, fsm: &FsmDef) {
                         .help("give a positive duration such as `500ms` or `30s`, or use an event row"),
                     );
                 }
-                if let Some(first) = earlier.iter().find(|r| r.after().is_some()) {
+                let first = *timers.entry(row.from.value.as_str()).or_insert(row);
+                if !std::ptr::eq(first, row) {
                     cx.push(
                         Diagnostic::error(
                             codes::FSM_TWO_AFTERS,
@@ -292,37 +299,79 @@ fn reachability(cx: &Ctxt, fsm: &FsmDef, states: &[&Name]) {
     let mut queue = VecDeque::from([initial.value.as_str()]);
     reached.insert(&initial.value, true);
     let by_state = fsm.rows_by_state();
-    let mut terminals = std::collections::HashSet::new();
+    let mut terminals = HashSet::new();
     for t in &fsm.terminals {
         terminals.insert(t.state.value.as_str());
     }
+    // States a row leaves from or `initial`/`terminal` name are declared; a name only ever
+    // written as a row's target may be a typo of one. Suggestions only ever go from such a name
+    // to a declared one, never the other way.
+    let mut declared: HashSet<&str> = HashSet::new();
+    declared.extend(fsm.initial.iter().map(|n| n.value.as_str()));
+    declared.extend(terminals.iter().copied());
+    declared.extend(by_state.keys().copied());
+    let candidates: Vec<&str> = states
+        .iter()
+        .map(|s| s.value.as_str())
+        .filter(|s| declared.contains(s))
+        .collect();
+    // A name only written as a target, close to a declared state: a typo, reported once (as a
+    // dead end, with the suggestion). What the meant state reaches counts as reached, so the
+    // typo does not also make it and the states after it unreachable.
+    let mut typos: HashMap<&str, &str> = HashMap::new();
+    for state in states {
+        let name = state.value.as_str();
+        if !declared.contains(name)
+            && let Some(meant) = cx.suggest(|| closest(name, others(&candidates, name)))
+        {
+            typos.insert(name, meant);
+        }
+    }
     while let Some(state) = queue.pop_front() {
         for row in by_state.get(state).into_iter().flatten() {
-            let seen = reached.entry(row.to.value.as_str()).or_insert(false);
-            if !*seen {
-                *seen = true;
-                queue.push_back(&row.to.value);
+            let to = row.to.value.as_str();
+            for next in std::iter::once(to).chain(typos.get(to).copied()) {
+                let seen = reached.entry(next).or_insert(false);
+                if !*seen {
+                    *seen = true;
+                    queue.push_back(next);
+                }
             }
         }
     }
     for state in states {
         if !reached[state.value.as_str()] {
-            unreachable(cx, states, state, initial);
+            unreachable_among(cx, others(&candidates, &state.value), state, initial);
         }
         let terminal = terminals.contains(state.value.as_str());
         if !terminal && !by_state.contains_key(state.value.as_str()) {
-            dead_end(cx, state);
+            dead_end_meant(cx, state, typos.get(state.value.as_str()).copied());
         }
     }
 }
 
-/// E0307 for `state`.
+/// The candidates other than `name`.
+fn others<'a>(candidates: &'a [&'a str], name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+    candidates.iter().copied().filter(move |c| *c != name)
+}
+
+/// E0307 for `state`, with a did-you-mean among the other states.
 pub(super) fn unreachable(cx: &Ctxt, states: &[&Name], state: &Name, initial: &Name) {
     let others = states
         .iter()
         .map(|s| s.value.as_str())
         .filter(|s| *s != state.value);
-    let help = match closest(&state.value, others) {
+    unreachable_among(cx, others, state, initial);
+}
+
+/// E0307 for `state`, with a did-you-mean among `candidates` (bounded by [`Ctxt::suggest`]).
+fn unreachable_among<'a>(
+    cx: &Ctxt,
+    candidates: impl Iterator<Item = &'a str>,
+    state: &Name,
+    initial: &Name,
+) {
+    let help = match cx.suggest(|| closest(&state.value, candidates)) {
         Some(close) => format!(
             "it may be a typo: did you mean `{close}`? Otherwise add a row that leads to `{}`",
             state.value
@@ -348,6 +397,11 @@ pub(super) fn unreachable(cx: &Ctxt, states: &[&Name], state: &Name, initial: &N
 
 /// E0308 for `state`.
 pub(super) fn dead_end(cx: &Ctxt, state: &Name) {
+    dead_end_meant(cx, state, None);
+}
+
+/// E0308 for `state`, which may be a typo of the declared state `meant`.
+fn dead_end_meant(cx: &Ctxt, state: &Name, meant: Option<&str>) {
     cx.push(
         Diagnostic::error(
             codes::FSM_DEAD_END,
@@ -358,10 +412,16 @@ pub(super) fn dead_end(cx: &Ctxt, state: &Name) {
             ),
         )
         .label("the machine would be stuck here")
-        .help(format!(
-            "mark it `terminal {}` if it ends the machine, or add a row that leaves it",
-            state.value
-        )),
+        .help(match meant {
+            Some(meant) => format!(
+                "it may be a typo: did you mean `{meant}`? Otherwise mark it `terminal {}` or add a row that leaves it",
+                state.value
+            ),
+            None => format!(
+                "mark it `terminal {}` if it ends the machine, or add a row that leaves it",
+                state.value
+            ),
+        }),
     );
 }
 

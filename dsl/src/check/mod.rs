@@ -4,6 +4,7 @@
 mod action;
 mod agent;
 mod ai;
+mod cap;
 pub mod codes;
 mod ctxt;
 mod diagnostic;
@@ -14,6 +15,7 @@ pub mod fsm;
 mod names;
 pub mod quote;
 mod reasoning;
+mod repeats;
 mod routes;
 mod settings;
 mod statechart;
@@ -21,6 +23,7 @@ pub mod suggest;
 pub mod tree;
 
 pub use action::{ActionShape, StateAccess};
+pub use cap::cap;
 pub use codes::Code;
 pub use ctxt::Ctxt;
 pub use diagnostic::{Diagnostic, Label, Severity, to_syn_error};

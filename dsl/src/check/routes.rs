@@ -3,11 +3,14 @@
 //! The pattern rules are the runtime's (`agent_runtime::RoutePattern::parse`); a test in the
 //! workspace asserts both accept exactly the same patterns.
 
+use std::collections::{HashMap, HashSet};
+
 use crate::model::{RouteDef, RouteTargetDef, Span};
 
 use super::codes;
 use super::ctxt::Ctxt;
 use super::diagnostic::Diagnostic;
+use super::quote::{quote_char, quote_name};
 use super::suggest::{did_you_mean, list};
 
 /// What a route may target in this agent.
@@ -18,11 +21,24 @@ pub struct Targets<'a> {
     pub events: Vec<&'a str>,
     /// The agent's name, for messages.
     pub agent: &'a str,
+    /// Every action and event, for lookups.
+    names: HashSet<&'a str>,
 }
 
-impl Targets<'_> {
+impl<'a> Targets<'a> {
+    /// The targets of an agent with these actions and events.
+    pub fn new(agent: &'a str, actions: Vec<&'a str>, events: Vec<&'a str>) -> Self {
+        let names = actions.iter().chain(&events).copied().collect();
+        Targets {
+            actions,
+            events,
+            agent,
+            names,
+        }
+    }
+
     fn contains(&self, name: &str) -> bool {
-        self.actions.contains(&name) || self.events.contains(&name)
+        self.names.contains(name)
     }
 
     fn describe(&self) -> &'static str {
@@ -36,7 +52,9 @@ impl Targets<'_> {
 
 /// Checks every route of an agent.
 pub fn check_routes(cx: &Ctxt, routes: &[RouteDef], targets: &Targets<'_>) {
-    for (i, route) in routes.iter().enumerate() {
+    // The first route of each (pattern, target), so duplicates are found in one pass.
+    let mut first: HashMap<(&str, Option<String>), &RouteDef> = HashMap::new();
+    for route in routes {
         check_pattern(cx, &route.pattern.value, route.pattern.span);
         if let Some(priority) = &route.priority
             && !(-100..=100).contains(&priority.value)
@@ -52,18 +70,16 @@ pub fn check_routes(cx: &Ctxt, routes: &[RouteDef], targets: &Targets<'_>) {
             );
         }
         check_target(cx, &route.target, targets);
-        let duplicate = routes[..i].iter().find(|earlier| {
-            earlier.pattern.value == route.pattern.value
-                && earlier.target.name() == route.target.name()
-        });
-        if let Some(first) = duplicate {
+        let key = (route.pattern.value.as_str(), route.target.name());
+        let first = *first.entry(key).or_insert(route);
+        if !std::ptr::eq(first, route) {
             cx.push(
                 Diagnostic::error(
                     codes::DUPLICATE_ROUTE,
                     route.span,
                     format!(
-                        "duplicate route `{}` => `{}`",
-                        route.pattern.value,
+                        "duplicate route {} => `{}`",
+                        quote_name(&route.pattern.value),
                         route.target.name().unwrap_or_else(|| "tick".into())
                     ),
                 )
@@ -84,17 +100,19 @@ fn check_target(cx: &Ctxt, target: &RouteTargetDef, targets: &Targets<'_>) {
         return;
     }
     let candidates = targets.actions.iter().chain(&targets.events).copied();
-    let help = did_you_mean(&name, candidates.clone()).unwrap_or_else(|| {
-        let all: Vec<&str> = candidates.collect();
-        if all.is_empty() {
-            format!("declare it with `actions [{name}]`")
-        } else {
-            format!(
-                "route to {} or declare it with `actions [..., {name}]`",
-                list(&all)
-            )
-        }
-    });
+    let help = cx
+        .suggest(|| did_you_mean(&name, candidates.clone()))
+        .unwrap_or_else(|| {
+            let all: Vec<&str> = candidates.collect();
+            if all.is_empty() {
+                format!("declare it with `actions [{name}]`")
+            } else {
+                format!(
+                    "route to {} or declare it with `actions [..., {name}]`",
+                    list(&all)
+                )
+            }
+        });
     cx.push(
         Diagnostic::error(
             codes::ROUTE_TARGET,
@@ -132,7 +150,7 @@ pub fn check_pattern(cx: &Ctxt, pattern: &str, span: Span) {
                     Diagnostic::error(
                         codes::ROUTE_PATTERN,
                         at,
-                        format!("route pattern `{pattern}` has an empty segment"),
+                        format!("route pattern {} has an empty segment", quote_name(pattern)),
                     )
                     .label("empty segment")
                     .help(example),
@@ -145,7 +163,11 @@ pub fn check_pattern(cx: &Ctxt, pattern: &str, span: Span) {
                     Diagnostic::error(
                         codes::ROUTE_PATTERN,
                         at,
-                        format!("route pattern `{pattern}` has an invalid segment `{stars}`"),
+                        format!(
+                            "route pattern {} has an invalid segment {}",
+                            quote_name(pattern),
+                            quote_name(stars)
+                        ),
                     )
                     .label("invalid wildcard")
                     .help("use `*` for exactly one segment or `**` for any number of segments"),
@@ -162,7 +184,10 @@ pub fn check_pattern(cx: &Ctxt, pattern: &str, span: Span) {
                             codes::ROUTE_PATTERN,
                             inner_span(span, offset + i, bad.len_utf8()),
                             format!(
-                                "route pattern `{pattern}` has an invalid character `{bad}` in segment `{literal}`"
+                                "route pattern {} has an invalid character {} in segment {}",
+                                quote_name(pattern),
+                                quote_char(bad),
+                                quote_name(literal)
                             ),
                         )
                         .label("invalid character")

@@ -1,5 +1,7 @@
 //! "Did you mean" suggestions.
 
+use crate::limits::LISTED_NAMES;
+
 /// The candidate closest to `name` by edit distance, if it is close enough to be a likely typo
 /// (at most a third of the name's length, and at least one edit allowed). The cost is bounded:
 /// names longer than [`MAX_NAME`] get no suggestion, candidates whose length alone rules them out
@@ -58,9 +60,14 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     above[b.len()]
 }
 
-/// `` `a`, `b` and `c` `` for messages.
+/// `` `a`, `b` or `c` `` for messages; past [`LISTED_NAMES`] names, the first ones and
+/// "or N more", so a list of 100,000 actions stays one short line.
 pub fn list(items: &[&str]) -> String {
-    let quoted: Vec<String> = items.iter().map(|i| format!("`{i}`")).collect();
+    let shown = items.len().min(LISTED_NAMES);
+    let quoted: Vec<String> = items[..shown].iter().map(|i| format!("`{i}`")).collect();
+    if items.len() > shown {
+        return format!("{} or {} more", quoted.join(", "), items.len() - shown);
+    }
     match quoted.as_slice() {
         [] => "none".to_string(),
         [one] => one.clone(),
@@ -79,6 +86,13 @@ mod tests {
         assert_eq!(closest("ship", ["charge", "refund"]), None);
         assert_eq!(closest("Pendng", ["Pending", "Paid"]), Some("Pending"));
         assert_eq!(list(&["a", "b", "c"]), "`a`, `b` or `c`");
+        let many: Vec<String> = (0..1000).map(|i| format!("a{i}")).collect();
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
+        assert!(
+            list(&many).ends_with("`a15` or 984 more"),
+            "{}",
+            list(&many)
+        );
         // Transposed letters are one edit.
         assert_eq!(edit_distance("Opne", "Open"), 1);
         assert_eq!(edit_distance("ab", "ba"), 1);

@@ -15,13 +15,43 @@ use super::names::check_identifier;
 use super::settings::check_once;
 use super::suggest::{did_you_mean, list};
 
+/// The behaviours trees may name in one namespace, indexed by name once (a file's agents share
+/// it, so 100,000 agents do not each index the file's behaviours).
+pub struct Behaviors<'a> {
+    /// In declaration order.
+    pub list: &'a [BehaviorDef],
+    /// Positions in `list` by name (the first of a duplicated name).
+    index: HashMap<&'a str, usize>,
+}
+
+impl<'a> Behaviors<'a> {
+    /// Indexes `list`.
+    pub fn new(list: &'a [BehaviorDef]) -> Self {
+        Behaviors {
+            list,
+            index: behavior_index(list),
+        }
+    }
+
+    /// The behaviour called `name` (the first, if the name is duplicated).
+    pub fn get(&self, name: &str) -> Option<&'a BehaviorDef> {
+        self.index.get(name).map(|&i| &self.list[i])
+    }
+
+    /// Positions by name.
+    pub(crate) fn index(&self) -> &HashMap<&'a str, usize> {
+        &self.index
+    }
+}
+
 /// Checks a `bt! { ... }` invocation: its behaviours, then its root tree.
 pub fn check_bt(cx: &Ctxt, bt: &BtDef) {
     check_once(cx, &bt.runtime, "crate");
     check_behaviors(cx, &bt.behaviors);
     if let Some(root) = &bt.root {
-        check_tree(cx, root, &bt.behaviors);
-        super::expansion::check_root(cx, root, &bt.behaviors);
+        let behaviors = Behaviors::new(&bt.behaviors);
+        check_tree(cx, root, &behaviors);
+        super::expansion::check_root(cx, root, &behaviors);
     }
 }
 
@@ -53,7 +83,7 @@ pub fn check_behaviors(cx: &Ctxt, behaviors: &[BehaviorDef]) {
 
 /// Checks the tree an agent runs. `behaviors` are those its subtrees and `strategy behavior`
 /// may name (a file's; none for a macro, whose named trees are Rust types).
-pub fn check_strategy(cx: &Ctxt, tree: &TreeStrategyDef, behaviors: &[BehaviorDef]) {
+pub fn check_strategy(cx: &Ctxt, tree: &TreeStrategyDef, behaviors: &Behaviors<'_>) {
     match &tree.tree {
         None => cx.push(
             Diagnostic::error(
@@ -69,7 +99,7 @@ pub fn check_strategy(cx: &Ctxt, tree: &TreeStrategyDef, behaviors: &[BehaviorDe
             super::expansion::check_root(cx, root, behaviors);
         }
         Some(TreeRef::Behavior(name)) => {
-            if crate::model::find_behavior(behaviors, &name.value).is_none() {
+            if behaviors.get(&name.value).is_none() {
                 cx.push(
                     Diagnostic::error(
                         codes::TREE_UNKNOWN_BEHAVIOR,
@@ -77,7 +107,7 @@ pub fn check_strategy(cx: &Ctxt, tree: &TreeStrategyDef, behaviors: &[BehaviorDe
                         format!("unknown behavior `{}`", name.value),
                     )
                     .label("no behavior of this name in this file")
-                    .help(name_help(name, behaviors)),
+                    .help(name_help(cx, name, behaviors.list)),
                 );
             }
         }
@@ -87,13 +117,8 @@ pub fn check_strategy(cx: &Ctxt, tree: &TreeStrategyDef, behaviors: &[BehaviorDe
 }
 
 /// Node rules for every node of `root`, and its subtrees against `behaviors`.
-pub fn check_tree(cx: &Ctxt, root: &NodeDef, behaviors: &[BehaviorDef]) {
-    let index = if root.subtrees().is_empty() {
-        HashMap::new()
-    } else {
-        behavior_index(behaviors)
-    };
-    check_tree_in(cx, root, behaviors, &index);
+pub fn check_tree(cx: &Ctxt, root: &NodeDef, behaviors: &Behaviors<'_>) {
+    check_tree_in(cx, root, behaviors.list, behaviors.index());
 }
 
 fn check_tree_in(
@@ -172,7 +197,7 @@ fn check_node(cx: &Ctxt, node: &NodeDef, behaviors: &[BehaviorDef], index: &Hash
                     format!("unknown subtree `{}`", name.value),
                 )
                 .label("no behavior of this name")
-                .help(name_help(name, behaviors)),
+                .help(name_help(cx, name, behaviors)),
             );
         }
         _ => {}
@@ -219,18 +244,19 @@ fn threshold(
     );
 }
 
-fn name_help(name: &Name, behaviors: &[BehaviorDef]) -> String {
+fn name_help(cx: &Ctxt, name: &Name, behaviors: &[BehaviorDef]) -> String {
     let names: Vec<&str> = behaviors.iter().map(|b| b.name.value.as_str()).collect();
-    did_you_mean(&name.value, names.iter().copied()).unwrap_or_else(|| {
-        if names.is_empty() {
-            format!(
-                "define it next to this tree: `behavior {} {{ ... }}`",
-                name.value
-            )
-        } else {
-            format!("the behaviors here are {}", list(&names))
-        }
-    })
+    cx.suggest(|| did_you_mean(&name.value, names.iter().copied()))
+        .unwrap_or_else(|| {
+            if names.is_empty() {
+                format!(
+                    "define it next to this tree: `behavior {} {{ ... }}`",
+                    name.value
+                )
+            } else {
+                format!("the behaviors here are {}", list(&names))
+            }
+        })
 }
 
 /// A behaviour that reaches itself through subtrees would inline forever: each cycle is
@@ -384,7 +410,7 @@ mod tests {
             span: Span::Synthetic,
         };
         let cx = Ctxt::new();
-        check_strategy(&cx, &strategy, &behaviors);
+        check_strategy(&cx, &strategy, &Behaviors::new(&behaviors));
         let all = cx.finish().unwrap_err();
         assert_eq!(all[0].code, codes::TREE_UNKNOWN_BEHAVIOR);
         assert_eq!(all[0].message, "unknown behavior `Patrl`");
@@ -398,7 +424,7 @@ mod tests {
             span: Span::Synthetic,
         };
         let cx = Ctxt::new();
-        check_strategy(&cx, &known, &behaviors);
+        check_strategy(&cx, &known, &Behaviors::new(&behaviors));
         assert!(cx.finish().is_ok());
     }
 }

@@ -5,7 +5,9 @@ use quote::quote;
 
 use super::rust_names::rust_path;
 use super::{ident, runtime};
-use crate::model::{AgentDef, BehaviorDef, RouteTargetDef, StrategyDef};
+use std::collections::{HashMap, HashSet};
+
+use crate::model::{AgentDef, BehaviorDef, RouteTargetDef, StrategyDef, behaviors_by_name};
 
 /// The impls `#[agent]` adds next to the struct.
 pub fn agent(def: &AgentDef) -> TokenStream {
@@ -14,6 +16,11 @@ pub fn agent(def: &AgentDef) -> TokenStream {
 
 /// [`agent`] for an agent of a `.agent` file, whose tree may name the file's behaviours.
 pub fn agent_with_behaviors(def: &AgentDef, behaviors: &[BehaviorDef]) -> TokenStream {
+    agent_in(def, &behaviors_by_name(behaviors))
+}
+
+/// [`agent_with_behaviors`] with the behaviours already indexed by name, once per file.
+pub(crate) fn agent_in(def: &AgentDef, by_name: &HashMap<&str, &BehaviorDef>) -> TokenStream {
     let krate = runtime(&def.runtime);
     let agent = ident(&def.name.value, def.name.span);
     let name = &def.name.value;
@@ -36,15 +43,15 @@ pub fn agent_with_behaviors(def: &AgentDef, behaviors: &[BehaviorDef]) -> TokenS
         Some(StrategyDef::Fsm(machine)) => super::fsm::fsm(def, machine, &krate),
         Some(StrategyDef::Ai(ai)) => super::ai::ai(def, ai, &krate),
         Some(StrategyDef::BehaviorTree(tree)) => {
-            super::tree::agent_tree(def, tree, behaviors, &krate)
+            super::tree::agent_tree(def, tree, by_name, &krate)
         }
         _ => quote!(),
     };
-    let events: Vec<String> = match def.strategy.get() {
+    let events: HashSet<String> = match def.strategy.get() {
         Some(StrategyDef::Fsm(machine)) => {
             machine.events().iter().map(|e| e.value.clone()).collect()
         }
-        _ => Vec::new(),
+        _ => HashSet::new(),
     };
 
     let tick = def.tick.get().map(|every| {

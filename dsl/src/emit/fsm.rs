@@ -49,6 +49,10 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
         .map_or_else(|| fsm.initial_state(), |n| n.initial(fsm))
         .map(|s| ident(&s.value, s.span))
         .unwrap_or_else(|| state_variants[0].clone());
+    let transitions = fsm.rows.iter().filter(|r| !r.internal).map(|row| {
+        let (from, to, label) = (&row.from.value, &row.to.value, graph::fsm::label(row));
+        quote!(#krate::inspect::Transition { from: #from, to: #to, label: #label })
+    });
     let dot = graph::fsm::dot(name, fsm);
     let mermaid = graph::fsm::mermaid(fsm);
     let state_doc =
@@ -103,12 +107,17 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
     // For each state: its event rows grouped by event, in the events' order.
     let event_groups = |state: &str| -> Vec<(usize, Vec<&RowDef>)> {
         let mut groups: Vec<(usize, Vec<&RowDef>)> = Vec::new();
+        // Where each event's group is, so many events leaving one state stay linear.
+        let mut slot: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
         for row in event_rows_of(state) {
             let Some(event) = row.event() else { continue };
             let index = event_index[event.value.as_str()];
-            match groups.iter_mut().find(|(i, _)| *i == index) {
-                Some((_, rows)) => rows.push(row),
-                None => groups.push((index, vec![row])),
+            match slot.get(&index) {
+                Some(&at) => groups[at].1.push(row),
+                None => {
+                    slot.insert(index, groups.len());
+                    groups.push((index, vec![row]));
+                }
             }
         }
         groups.sort_by_key(|(i, _)| *i);
@@ -211,14 +220,23 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
         let s = ident(&state.value, state.span);
         Some(quote!(#state_ty::#s => ::core::option::Option::Some(::core::time::Duration::from_millis(#ms))))
     });
+    // Each state's first hook of each kind, indexed once (a search per state would be
+    // quadratic in the hooks).
+    let mut hooks: std::collections::HashMap<(HookKind, &str), &crate::model::HookDef> =
+        std::collections::HashMap::new();
+    for hook in &fsm.hooks {
+        hooks
+            .entry((hook.kind.value, hook.state.value.as_str()))
+            .or_insert(hook);
+    }
     let hook_arms = |kind: HookKind| {
-        let fsm = &fsm;
         let state_ty = &state_ty;
         let rt = &rt;
+        let hooks = &hooks;
         states
             .iter()
             .filter_map(move |state| {
-                let hook = fsm.hook(kind, &state.value)?;
+                let hook = hooks.get(&(kind, state.value.as_str()))?;
                 let s = ident(&state.value, state.span);
                 let action = rust_path(&hook.action.value);
                 Some(quote!(#state_ty::#s => ::core::option::Option::Some(#rt::FsmAction::<Self>::of::<#action>())))
@@ -311,6 +329,8 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
             }
 
             const EVENT_NAMES: &'static [#rt::Name] = &[#(#rt::Name::Borrowed(#event_names)),*];
+
+            const TRANSITIONS: &'static [#krate::inspect::Transition] = &[#(#transitions),*];
 
             #[allow(unused_imports)]
             fn accepted(state: #state_ty) -> &'static [#rt::Name] {

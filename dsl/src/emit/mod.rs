@@ -52,9 +52,10 @@ pub fn file(
     agents: &[crate::model::AgentDef],
     behaviors: &[crate::model::BehaviorDef],
 ) -> TokenStream {
+    let by_name = crate::model::behaviors_by_name(behaviors);
     let items = agents.iter().map(|def| {
         let state = state_struct(def);
-        let spec = agent_with_behaviors(def, behaviors);
+        let spec = agent::agent_in(def, &by_name);
         quote!(#state #spec)
     });
     quote!(#(#items)*)

@@ -6,6 +6,7 @@
 //! type is spelled out from the same model (every state type is a runtime type), which is what
 //! lets an agent keep it without naming the tree's own type. `subtree X` inlines behaviour `X`.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use proc_macro2::TokenStream;
@@ -23,20 +24,19 @@ struct Cx<'a> {
     rt: TokenStream,
     /// The runtime crate (`rt` is its `bt` module).
     krate: TokenStream,
-    /// The behaviours subtrees may name, by name (the first of a name).
-    behaviors: HashMap<&'a str, &'a BehaviorDef>,
-    /// The same behaviours, in order (for the graphs in docs).
-    all: &'a [BehaviorDef],
+    /// The behaviours subtrees may name, by name (the first of a name): indexed once per file
+    /// or macro, not once per agent or behaviour.
+    behaviors: Cow<'a, HashMap<&'a str, &'a BehaviorDef>>,
     /// The blackboard type, or `_` where Rust infers it (`bt!` as an expression).
     state: TokenStream,
 }
 
-/// `impl TreeAgent` for a behaviour-tree agent. `behaviors` are those its tree may name (a
-/// file's; none for macros).
-pub fn agent_tree(
+/// `impl TreeAgent` for a behaviour-tree agent. `by_name` are the behaviours its tree may name,
+/// by name (a file's, indexed once per file; none for macros).
+pub fn agent_tree<'a>(
     def: &AgentDef,
     tree: &TreeStrategyDef,
-    behaviors: &[BehaviorDef],
+    by_name: &'a HashMap<&'a str, &'a BehaviorDef>,
     krate: &TokenStream,
 ) -> TokenStream {
     let agent = ident(&def.name.value, def.name.span);
@@ -44,8 +44,7 @@ pub fn agent_tree(
     let cx = Cx {
         rt: rt.clone(),
         krate: krate.clone(),
-        behaviors: behaviors_by_name(behaviors),
-        all: behaviors,
+        behaviors: Cow::Borrowed(by_name),
         state: quote!(#agent),
     };
     let (nodes, body, actions) = match &tree.tree {
@@ -121,11 +120,11 @@ fn action_fn(cx: &Cx<'_>, root: &NodeDef, fn_name: &str) -> TokenStream {
 
 /// The action paths of a tree, each name once, in the order written (subtrees inlined as
 /// [`node_expr`] inlines them).
-fn collect_actions<'a>(
+fn collect_actions<'a: 'n, 'n>(
     cx: &Cx<'a>,
-    node: &'a NodeDef,
+    node: &'n NodeDef,
     seen: &mut std::collections::HashSet<String>,
-    out: &mut Vec<&'a syn::Path>,
+    out: &mut Vec<&'n syn::Path>,
 ) {
     match &node.kind {
         NodeKind::Action { path, .. } => {
@@ -170,8 +169,7 @@ pub fn bt(def: &BtDef) -> TokenStream {
             let cx = Cx {
                 rt: rt.clone(),
                 krate: krate.clone(),
-                behaviors: behaviors_by_name(&def.behaviors),
-                all: &def.behaviors,
+                behaviors: Cow::Owned(behaviors_by_name(&def.behaviors)),
                 state: quote!(#state),
             };
             let items = def.behaviors.iter().map(|b| behavior_item(&cx, b));
@@ -184,8 +182,7 @@ pub fn bt(def: &BtDef) -> TokenStream {
             let cx = Cx {
                 rt,
                 krate: krate.clone(),
-                behaviors: behaviors_by_name(&def.behaviors),
-                all: &def.behaviors,
+                behaviors: Cow::Owned(behaviors_by_name(&def.behaviors)),
                 state: quote!(_),
             };
             node_expr(&cx, root)
@@ -201,12 +198,12 @@ pub fn bt_fallback(def: &BtDef) -> TokenStream {
         Some(ty) => {
             let state = &ty.value;
             // One type per name, so a duplicate behavior is one error, not a cascade.
-            let unique = def.behaviors.iter().enumerate().filter(|(i, b)| {
-                !def.behaviors[..*i]
-                    .iter()
-                    .any(|first| first.name.value == b.name.value)
-            });
-            let items = unique.map(|(_, b)| {
+            let mut seen = std::collections::HashSet::new();
+            let unique = def
+                .behaviors
+                .iter()
+                .filter(|b| seen.insert(b.name.value.as_str()));
+            let items = unique.map(|b| {
                 let name = ident(&b.name.value, b.name.span);
                 let text = &b.name.value;
                 let vis = &b.vis;
@@ -246,8 +243,8 @@ fn behavior_item(cx: &Cx<'_>, behavior: &BehaviorDef) -> TokenStream {
         "The behaviour `{text}`: run it with `#[agent(strategy = BehaviorTree, tree = {text})]`.\n\n```text\n{}```",
         crate::graph::tree::text(&behavior.root)
     );
-    let dot = crate::graph::tree::dot(text, &behavior.root, cx.all);
-    let mermaid = crate::graph::tree::mermaid(&behavior.root, cx.all);
+    let dot = crate::graph::tree::dot_in(text, &behavior.root, &cx.behaviors);
+    let mermaid = crate::graph::tree::mermaid_in(&behavior.root, &cx.behaviors);
     quote! {
         #[doc = #doc]
         #[derive(Debug, Clone, Copy, Default)]

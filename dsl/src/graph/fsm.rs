@@ -50,7 +50,11 @@ pub fn dot(name: &str, fsm: &FsmDef) -> String {
     if let Some(chart) = &chart {
         super::statechart::dot_clusters(fsm, chart, &mut out, quote_id, quote_str, path);
     }
-    let internal = internal_lines(fsm);
+    let lines = state_lines(fsm);
+    let mut terminals: HashMap<&str, TerminalKind> = HashMap::new();
+    for t in &fsm.terminals {
+        terminals.entry(t.state.value.as_str()).or_insert(t.kind);
+    }
     for state in fsm.states() {
         if chart
             .as_ref()
@@ -60,15 +64,14 @@ pub fn dot(name: &str, fsm: &FsmDef) -> String {
             continue;
         }
         let mut attrs = Vec::new();
-        let hooks = hook_lines(fsm, &state.value, &internal);
-        if !hooks.is_empty() {
+        if let Some(hooks) = lines.get(state.value.as_str()) {
             let label = std::iter::once(state.value.clone())
-                .chain(hooks)
+                .chain(hooks.iter().cloned())
                 .collect::<Vec<_>>()
                 .join("\\n");
             attrs.push(format!("label={}", quote_str(&label)));
         }
-        match fsm.terminal(&state.value) {
+        match terminals.get(state.value.as_str()) {
             Some(TerminalKind::Success) => attrs.push("shape=doublecircle".into()),
             Some(TerminalKind::Failure) => {
                 attrs.push("shape=doublecircle".into());
@@ -150,9 +153,9 @@ pub fn mermaid(fsm: &FsmDef) -> String {
             label(row)
         );
     }
-    let internal = internal_lines(fsm);
+    let lines = state_lines(fsm);
     for state in fsm.states() {
-        for line in hook_lines(fsm, &state.value, &internal) {
+        for line in lines.get(state.value.as_str()).into_iter().flatten() {
             let _ = writeln!(out, "    {} : {}", state.value, line);
         }
     }
@@ -197,21 +200,21 @@ pub fn duration(d: DurationMs) -> String {
         )
 }
 
-/// What a state lists: its `enter`/`exit` actions, then its internal rows.
-fn hook_lines(fsm: &FsmDef, state: &str, internal: &HashMap<&str, Vec<String>>) -> Vec<String> {
-    [HookKind::Enter, HookKind::Exit]
-        .into_iter()
-        .filter_map(|kind| {
-            fsm.hook(kind, state)
-                .map(|h| format!("{} / {}", kind.keyword(), path(&h.action.value)))
-        })
-        .chain(internal.get(state).into_iter().flatten().cloned())
-        .collect()
-}
-
-/// The labels of each state's internal rows, in declaration order.
-fn internal_lines(fsm: &FsmDef) -> HashMap<&str, Vec<String>> {
+/// What each state lists: its `enter`, then its `exit` action (the first declared of each),
+/// then its internal rows in declaration order. Built in one pass over hooks and rows.
+fn state_lines(fsm: &FsmDef) -> HashMap<&str, Vec<String>> {
     let mut lines: HashMap<&str, Vec<String>> = HashMap::new();
+    for kind in [HookKind::Enter, HookKind::Exit] {
+        let mut seen = std::collections::HashSet::new();
+        for hook in fsm.hooks.iter().filter(|h| h.kind.value == kind) {
+            if seen.insert(hook.state.value.as_str()) {
+                lines
+                    .entry(hook.state.value.as_str())
+                    .or_default()
+                    .push(format!("{} / {}", kind.keyword(), path(&hook.action.value)));
+            }
+        }
+    }
     for row in fsm.rows.iter().filter(|r| r.internal) {
         lines
             .entry(row.from.value.as_str())

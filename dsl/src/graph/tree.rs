@@ -32,6 +32,15 @@ use crate::model::{BehaviorDef, DurationMs, Literal, NodeDef, NodeKind, behavior
 /// or `⇉`, as in Groot), decorators rounded boxes, actions bold boxes, conditions ellipses,
 /// `wait` and `subtree` dashed boxes.
 pub fn dot(name: &str, root: &NodeDef, behaviors: &[BehaviorDef]) -> String {
+    dot_in(name, root, &behaviors_by_name(behaviors))
+}
+
+/// [`dot`] with the behaviours already indexed by name.
+pub(crate) fn dot_in(
+    name: &str,
+    root: &NodeDef,
+    behaviors: &HashMap<&str, &BehaviorDef>,
+) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "digraph {} {{", quote(name));
     out.push_str("    rankdir=TB;\n");
@@ -40,7 +49,7 @@ pub fn dot(name: &str, root: &NodeDef, behaviors: &[BehaviorDef]) -> String {
     let mut edges = Vec::new();
     flatten(
         root,
-        &behaviors_by_name(behaviors),
+        behaviors,
         None,
         &mut Vec::new(),
         &mut nodes,
@@ -70,12 +79,17 @@ pub fn dot(name: &str, root: &NodeDef, behaviors: &[BehaviorDef]) -> String {
 /// parallels as parallelograms, decorators rounded, conditions as stadiums, `wait`/`subtree` as
 /// subroutines; composites are also marked as in Groot (`→`, `?`, `⇉`).
 pub fn mermaid(root: &NodeDef, behaviors: &[BehaviorDef]) -> String {
+    mermaid_in(root, &behaviors_by_name(behaviors))
+}
+
+/// [`mermaid`] with the behaviours already indexed by name.
+pub(crate) fn mermaid_in(root: &NodeDef, behaviors: &HashMap<&str, &BehaviorDef>) -> String {
     let mut out = String::from("flowchart TD\n");
     let mut nodes = Vec::new();
     let mut edges = Vec::new();
     flatten(
         root,
-        &behaviors_by_name(behaviors),
+        behaviors,
         None,
         &mut Vec::new(),
         &mut nodes,

@@ -24,7 +24,7 @@ pub use fsm::{
     CompoundDef, FsmDef, HistoryDef, HookDef, HookKind, RowDef, TerminalDef, TerminalKind, Trigger,
     event_variant,
 };
-pub use literal::{DurationMs, Literal};
+pub use literal::{DurationMs, Literal, separated_unit, unit_of_word};
 pub use reasoning::{
     AGGREGATIONS, OptionSpec, OptionType, OptionValue, REASONING_OPTIONS, ReasoningOption,
     TRAVERSALS, reasoning_option,

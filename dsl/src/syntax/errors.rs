@@ -5,6 +5,7 @@ use pest::error::{Error, ErrorVariant, InputLocation};
 
 use super::Rule;
 use super::lexer::token_at;
+use crate::check::quote::quote_name;
 use crate::check::suggest::did_you_mean;
 use crate::check::{Diagnostic, codes};
 use crate::model::{FileId, Span};
@@ -102,11 +103,16 @@ pub fn syntax_error(file: FileId, source: &str, error: &Error<Rule>) -> Diagnost
             expected.push(node_word);
         }
     }
+    // A keyword a longer entry already names ("`enter` or `exit`") is not listed again.
+    let single = |w: &String| w.starts_with('`') && w.ends_with('`') && w.matches('`').count() == 2;
+    let listed: Vec<String> = expected.iter().filter(|w| !single(w)).cloned().collect();
+    expected.retain(|w| !single(w) || !listed.iter().any(|l| l.contains(w.as_str())));
     expected.sort_by_key(|w| (!w.starts_with('`'), w.clone()));
+    expected.dedup();
 
     let (found, span) = match token_at(source, at) {
         Some((start, end)) => (
-            format!("`{}`", &source[start..end]),
+            quote_name(&source[start..end]),
             Span::File { file, start, end },
         ),
         None => (

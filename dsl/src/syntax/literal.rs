@@ -5,6 +5,7 @@
 use pest::iterators::Pair;
 
 use super::{Rule, span};
+use crate::check::quote::quote_name;
 use crate::check::{Ctxt, Diagnostic, codes};
 use crate::model::{DurationMs, FileId, Literal, Name, Spanned};
 
@@ -82,9 +83,9 @@ pub fn number(cx: &Ctxt, file: FileId, pair: &Pair<'_, Rule>) -> Option<Spanned<
     if value.is_none() {
         let digits = clean.trim_start_matches('-');
         let message = if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
-            format!("`{text}` is too large")
+            format!("{} is too large", quote_name(text))
         } else {
-            format!("`{text}` is not a number")
+            format!("{} is not a number", quote_name(text))
         };
         cx.push(
             Diagnostic::error(codes::BAD_LITERAL, span(file, pair), message)
@@ -231,7 +232,7 @@ pub fn rust_type(cx: &Ctxt, file: FileId, pair: &Pair<'_, Rule>) -> Option<Spann
                 Diagnostic::error(
                     codes::SYNTAX,
                     span(file, pair),
-                    format!("`{}` is not a Rust type: {e}", pair.as_str()),
+                    format!("{} is not a Rust type: {e}", quote_name(pair.as_str())),
                 )
                 .label("not a type")
                 .help("write a Rust type such as `u32`, `String` or `Vec<String>`"),

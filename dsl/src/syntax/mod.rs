@@ -11,6 +11,7 @@ mod ai;
 mod errors;
 pub mod format;
 mod fsm;
+mod hints;
 pub mod lexer;
 mod literal;
 mod nesting;
@@ -94,7 +95,11 @@ pub fn parse_tree(file: FileId, source: &str) -> Result<Pair<'_, Rule>, Vec<Diag
             pest::set_error_detail(true);
             match AgentParser::parse(Rule::file, source) {
                 Ok(mut pairs) => Ok(pairs.next().expect("the `file` rule yields one pair")),
-                Err(error) => Err(vec![errors::syntax_error(file, source, &error)]),
+                Err(error) => {
+                    Err(vec![hints::explain(file, source, &tokens).unwrap_or_else(
+                        || errors::syntax_error(file, source, &error),
+                    )])
+                }
             }
         }
     }

@@ -6,8 +6,9 @@ use syn::parse::ParseStream;
 use syn::{Ident, LitInt, Token};
 
 use crate::check::codes::{self, Code};
+use crate::check::quote::quote_name;
 use crate::check::suggest::{did_you_mean, list};
-use crate::model::{DurationMs, Name, Spanned};
+use crate::model::{DurationMs, Name, Spanned, separated_unit};
 
 /// Any identifier, keywords included: the checker reports keywords with a better message.
 pub fn name(input: ParseStream<'_>) -> syn::Result<Name> {
@@ -26,6 +27,19 @@ pub fn duration(input: ParseStream<'_>) -> syn::Result<Spanned<DurationMs>> {
             ),
         )
     })?;
+    if lit.suffix().is_empty()
+        && let Ok(word) = input.fork().call(Ident::parse_any)
+        && let Some((message, help)) = separated_unit(lit.base10_digits(), &word.to_string())
+    {
+        let span = lit.span().join(word.span()).unwrap_or(lit.span());
+        return Err(syn::Error::new(
+            span,
+            format!(
+                "{message}\n  = help: {help}{}",
+                explained(codes::BAD_LITERAL)
+            ),
+        ));
+    }
     let text = format!("{}{}", lit.base10_digits(), lit.suffix());
     DurationMs::parse(&text)
         .map(|d| Spanned::new(d, lit.span()))
@@ -45,7 +59,7 @@ pub fn int(input: ParseStream<'_>) -> syn::Result<Spanned<i64>> {
     let value: i64 = lit.base10_parse().map_err(|_| {
         syn::Error::new(
             lit.span(),
-            format!("`{}` is too large", lit.base10_digits()),
+            format!("{} is too large", quote_name(lit.base10_digits())),
         )
     })?;
     let span = lit.span();

@@ -366,7 +366,10 @@ pub fn literal(input: ParseStream<'_>) -> syn::Result<Spanned<Literal>> {
         let value: i128 = lit.base10_parse().map_err(|_| {
             syn::Error::new(
                 lit.span(),
-                format!("`{}` is too large", lit.base10_digits()),
+                format!(
+                    "{} is too large",
+                    crate::check::quote::quote_name(lit.base10_digits())
+                ),
             )
         })?;
         return Ok(Spanned::new(

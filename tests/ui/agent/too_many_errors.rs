@@ -1,0 +1,112 @@
+use stratagem::prelude::*;
+
+#[agent(strategy = Direct, actions [act], routes {
+        "r.0" => missing0
+        "r.1" => missing1
+        "r.2" => missing2
+        "r.3" => missing3
+        "r.4" => missing4
+        "r.5" => missing5
+        "r.6" => missing6
+        "r.7" => missing7
+        "r.8" => missing8
+        "r.9" => missing9
+        "r.10" => missing10
+        "r.11" => missing11
+        "r.12" => missing12
+        "r.13" => missing13
+        "r.14" => missing14
+        "r.15" => missing15
+        "r.16" => missing16
+        "r.17" => missing17
+        "r.18" => missing18
+        "r.19" => missing19
+        "r.20" => missing20
+        "r.21" => missing21
+        "r.22" => missing22
+        "r.23" => missing23
+        "r.24" => missing24
+        "r.25" => missing25
+        "r.26" => missing26
+        "r.27" => missing27
+        "r.28" => missing28
+        "r.29" => missing29
+        "r.30" => missing30
+        "r.31" => missing31
+        "r.32" => missing32
+        "r.33" => missing33
+        "r.34" => missing34
+        "r.35" => missing35
+        "r.36" => missing36
+        "r.37" => missing37
+        "r.38" => missing38
+        "r.39" => missing39
+        "r.40" => missing40
+        "r.41" => missing41
+        "r.42" => missing42
+        "r.43" => missing43
+        "r.44" => missing44
+        "r.45" => missing45
+        "r.46" => missing46
+        "r.47" => missing47
+        "r.48" => missing48
+        "r.49" => missing49
+        "r.50" => missing50
+        "r.51" => missing51
+        "r.52" => missing52
+        "r.53" => missing53
+        "r.54" => missing54
+        "r.55" => missing55
+        "r.56" => missing56
+        "r.57" => missing57
+        "r.58" => missing58
+        "r.59" => missing59
+        "r.60" => missing60
+        "r.61" => missing61
+        "r.62" => missing62
+        "r.63" => missing63
+        "r.64" => missing64
+        "r.65" => missing65
+        "r.66" => missing66
+        "r.67" => missing67
+        "r.68" => missing68
+        "r.69" => missing69
+        "r.70" => missing70
+        "r.71" => missing71
+        "r.72" => missing72
+        "r.73" => missing73
+        "r.74" => missing74
+        "r.75" => missing75
+        "r.76" => missing76
+        "r.77" => missing77
+        "r.78" => missing78
+        "r.79" => missing79
+        "r.80" => missing80
+        "r.81" => missing81
+        "r.82" => missing82
+        "r.83" => missing83
+        "r.84" => missing84
+        "r.85" => missing85
+        "r.86" => missing86
+        "r.87" => missing87
+        "r.88" => missing88
+        "r.89" => missing89
+        "r.90" => missing90
+        "r.91" => missing91
+        "r.92" => missing92
+        "r.93" => missing93
+        "r.94" => missing94
+        "r.95" => missing95
+        "r.96" => missing96
+        "r.97" => missing97
+        "r.98" => missing98
+        "r.99" => missing99
+        "r.100" => missing100
+})]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Big {}
+
+#[action]
+fn act(_: &mut Big) {}
+
+fn main() {}
