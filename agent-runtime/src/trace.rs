@@ -77,42 +77,11 @@ pub(crate) fn action_ran(
     outcome: Ran,
     error: Option<&ActionError>,
 ) {
-    let duration_us = started.map_or(0, |s| micros(s.elapsed()));
-    tracing::debug!(
-        target: ACTION,
-        agent,
-        id,
-        action,
-        outcome = outcome.as_str(),
-        duration_us,
-        error = error.map(tracing::field::display),
-        "action ran"
-    );
+    let elapsed = started.map_or(Duration::ZERO, |s| s.elapsed());
+    action_event(agent, id, action, elapsed, outcome, error);
 }
 
-/// `stratagem::action` DEBUG `action ran` of a tree leaf: the fields of [`action_ran`] but
-/// `agent` and `id`, which are on the enclosing `tree` span.
-#[cold]
-#[inline(never)]
-pub(crate) fn leaf_action_ran(
-    action: &str,
-    started: Option<Instant>,
-    outcome: Ran,
-    error: Option<&ActionError>,
-) {
-    let duration_us = started.map_or(0, |s| micros(s.elapsed()));
-    tracing::debug!(
-        target: ACTION,
-        action,
-        outcome = outcome.as_str(),
-        duration_us,
-        error = error.map(tracing::field::display),
-        "action ran"
-    );
-}
-
-/// `stratagem::action` DEBUG `action ran` for an async action the host ran (`outcome` is
-/// `success` or `failure`).
+/// [`action_ran`] for an async action the host ran (`outcome` is `success` or `failure`).
 #[cold]
 #[inline(never)]
 pub(crate) fn async_action_ran(
@@ -127,6 +96,17 @@ pub(crate) fn async_action_ran(
     } else {
         Ran::Success
     };
+    action_event(agent, id, action, elapsed, outcome, error);
+}
+
+fn action_event(
+    agent: &str,
+    id: &str,
+    action: &str,
+    elapsed: Duration,
+    outcome: Ran,
+    error: Option<&ActionError>,
+) {
     tracing::debug!(
         target: ACTION,
         agent,
@@ -134,6 +114,28 @@ pub(crate) fn async_action_ran(
         action,
         outcome = outcome.as_str(),
         duration_us = micros(elapsed),
+        error = error.map(tracing::field::display),
+        "action ran"
+    );
+}
+
+/// `stratagem::action` DEBUG `action ran` of a tree leaf: the fields of [`action_ran`] but
+/// `agent` and `id`, which are on the enclosing `tree` span (a separate call site: a call site's
+/// fields are fixed).
+#[cold]
+#[inline(never)]
+pub(crate) fn leaf_action_ran(
+    action: &str,
+    started: Option<Instant>,
+    outcome: Ran,
+    error: Option<&ActionError>,
+) {
+    let duration_us = started.map_or(0, |s| micros(s.elapsed()));
+    tracing::debug!(
+        target: ACTION,
+        action,
+        outcome = outcome.as_str(),
+        duration_us,
         error = error.map(tracing::field::display),
         "action ran"
     );

@@ -23,7 +23,7 @@ pub fn agent(attr: TokenStream, item: TokenStream) -> TokenStream {
     };
     let def = match tokens::agent(attr, &parsed) {
         Ok(def) => def,
-        Err(e) => return with_error(item, e),
+        Err(e) => return with_error(item, coded(e)),
     };
     match check::agent(&def) {
         Ok(_warnings) => {
@@ -48,7 +48,7 @@ pub fn action(attr: TokenStream, item: TokenStream) -> TokenStream {
     };
     let def = match tokens::action(attr, &parsed) {
         Ok(def) => def,
-        Err(e) => return with_error(item, e),
+        Err(e) => return with_error(item, coded(e)),
     };
     match check::action(&def) {
         Ok((shape, _warnings)) => {
@@ -68,7 +68,7 @@ pub fn action(attr: TokenStream, item: TokenStream) -> TokenStream {
 pub fn bt(input: TokenStream) -> TokenStream {
     let def = match tokens::bt(input) {
         Ok(def) => def,
-        Err(e) => return e.to_compile_error(),
+        Err(e) => return coded(e).to_compile_error(),
     };
     match check::bt(&def) {
         Ok(_warnings) => emit::tree::bt(&def),
@@ -83,6 +83,27 @@ pub fn bt(input: TokenStream) -> TokenStream {
             }
         }
     }
+}
+
+/// A token-level error (what the macro input's own grammar rejects) with the code of syntax
+/// errors, unless it names a code of its own: every macro error carries a code, as `.agent`
+/// errors do.
+fn coded(error: syn::Error) -> syn::Error {
+    let mut out: Option<syn::Error> = None;
+    for e in error {
+        let message = e.to_string();
+        let e = if message.contains("`agentc explain ") {
+            e
+        } else {
+            let note = tokens::common::explained(check::codes::SYNTAX);
+            syn::Error::new(e.span(), format!("{message}{note}"))
+        };
+        match &mut out {
+            Some(out) => out.combine(e),
+            None => out = Some(e),
+        }
+    }
+    out.unwrap_or_else(|| syn::Error::new(proc_macro2::Span::call_site(), "invalid input"))
 }
 
 fn with_error(item: TokenStream, error: syn::Error) -> TokenStream {

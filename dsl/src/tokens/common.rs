@@ -21,7 +21,10 @@ pub fn duration(input: ParseStream<'_>) -> syn::Result<Spanned<DurationMs>> {
     let lit: LitInt = input.parse().map_err(|e| {
         syn::Error::new(
             e.span(),
-            "expected a duration such as `500ms`, `2s`, `30m` or `1h`",
+            format!(
+                "expected a duration such as `500ms`, `2s`, `30m` or `1h`{}",
+                explained(codes::BAD_LITERAL)
+            ),
         )
     })?;
     if lit.suffix().is_empty()
@@ -40,7 +43,7 @@ pub fn duration(input: ParseStream<'_>) -> syn::Result<Spanned<DurationMs>> {
     let text = format!("{}{}", lit.base10_digits(), lit.suffix());
     DurationMs::parse(&text)
         .map(|d| Spanned::new(d, lit.span()))
-        .map_err(|e| syn::Error::new(lit.span(), e))
+        .map_err(|e| syn::Error::new(lit.span(), format!("{e}{}", explained(codes::BAD_LITERAL))))
 }
 
 /// An integer, optionally negative (`-10` is two tokens in Rust).

@@ -102,7 +102,8 @@ fn too_deep(at: proc_macro2::Span) -> syn::Error {
     syn::Error::new(
         at,
         format!(
-            "nesting deeper than {NESTING} levels\n  = help: the compiler reads at most {NESTING} levels of `{{`, `(`, `[`, `<` and `&`; move deep branches into their own `behavior` and name them with `subtree`, and nest types less deeply"
+            "nesting deeper than {NESTING} levels\n  = help: the compiler reads at most {NESTING} levels of `{{`, `(`, `[`, `<` and `&`; move deep branches into their own `behavior` and name them with `subtree`, and nest types less deeply{}",
+            super::common::explained(crate::check::codes::NESTING)
         ),
     )
 }
