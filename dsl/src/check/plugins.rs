@@ -68,16 +68,7 @@ pub fn check_plugins(cx: &Ctxt, agent: &AgentDef) {
                 continue;
             };
             if let Some(first) = options.get(name) {
-                cx.push(
-                    Diagnostic::error(
-                        codes::DUPLICATE_SETTING,
-                        option.name.span,
-                        format!("`{name}` is given more than once"),
-                    )
-                    .label(format!("second `{name}`"))
-                    .secondary(*first, format!("first `{name}`"))
-                    .help(format!("keep one `{name}`")),
-                );
+                super::settings::repeated(cx, name, option.name.span, *first);
                 continue;
             }
             options.insert(spec.name, option.name.span);

@@ -24,16 +24,7 @@ pub fn check_reasoning(cx: &Ctxt, ai: &AiDef) {
             continue;
         };
         if let Some(first) = seen.get(name) {
-            cx.push(
-                Diagnostic::error(
-                    codes::DUPLICATE_SETTING,
-                    option.name.span,
-                    format!("`{name}` is given more than once"),
-                )
-                .label(format!("second `{name}`"))
-                .secondary(*first, format!("first `{name}`"))
-                .help(format!("keep one `{name}`")),
-            );
+            super::settings::repeated(cx, name, option.name.span, *first);
             continue;
         }
         seen.insert(spec.name, option.name.span);

@@ -1,6 +1,6 @@
 //! Options given more than once.
 
-use crate::model::Setting;
+use crate::model::{Setting, Span};
 
 use super::codes;
 use super::ctxt::Ctxt;
@@ -12,15 +12,20 @@ pub fn check_once<T>(cx: &Ctxt, setting: &Setting<T>, option: &str) {
         return;
     };
     for repeat in setting.repeats() {
-        cx.push(
-            Diagnostic::error(
-                codes::DUPLICATE_SETTING,
-                *repeat,
-                format!("`{option}` is given more than once"),
-            )
-            .label(format!("second `{option}`"))
-            .secondary(first.span, format!("first `{option}`"))
-            .help(format!("keep one `{option}`")),
-        );
+        repeated(cx, option, *repeat, first.span);
     }
+}
+
+/// Reports `option` given again at `repeat` after `first`.
+pub fn repeated(cx: &Ctxt, option: &str, repeat: Span, first: Span) {
+    cx.push(
+        Diagnostic::error(
+            codes::DUPLICATE_SETTING,
+            repeat,
+            format!("`{option}` is given more than once"),
+        )
+        .label(format!("second `{option}`"))
+        .secondary(first, format!("first `{option}`"))
+        .help(format!("keep one `{option}`")),
+    );
 }
