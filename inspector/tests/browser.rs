@@ -101,6 +101,23 @@ async fn wait_for(client: &Client, css: &str) {
     }
 }
 
+/// Clicks the element `css` names, finding it again if the page re-rendered it between the
+/// find and the click (the agent list is redrawn as statuses change).
+async fn click(client: &Client, css: &str) {
+    let mut last = None;
+    for _ in 0..20 {
+        match client.find(Locator::Css(css)).await {
+            Ok(element) => match element.click().await {
+                Ok(()) => return,
+                Err(error) => last = Some(error),
+            },
+            Err(error) => last = Some(error),
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("could not click `{css}`: {last:?}");
+}
+
 fn save(name: &str, png: &[u8]) -> PathBuf {
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
@@ -157,13 +174,7 @@ async fn the_page_shows_transitions_running_nodes_and_reasoning_live() {
     screenshot(&client, "fsm.png").await;
 
     // The tree, ticking on its own.
-    client
-        .find(Locator::Css("li.agent[data-index='1']"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&client, "li.agent[data-index='1']").await;
     wait_for(&client, "#view[data-kind='tree']").await;
     // Its rounds end (about 2s each): start another whenever one is over, until the page
     // shows the root running.
@@ -185,13 +196,7 @@ async fn the_page_shows_transitions_running_nodes_and_reasoning_live() {
     screenshot(&client, "tree.png").await;
 
     // The helpdesk reasons, calls tools and answers.
-    client
-        .find(Locator::Css("li.agent[data-index='2']"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&client, "li.agent[data-index='2']").await;
     wait_for(&client, "#view[data-kind='conversation']").await;
     cafe.helpdesk
         .cast(Signal::new(
