@@ -86,6 +86,9 @@ pub mod guide {
     #[doc = include_str!("../docs/server.md")]
     pub mod server {}
 
+    #[doc = include_str!("../docs/interrupts.md")]
+    pub mod interrupts {}
+
     #[doc = include_str!("../docs/testing.md")]
     pub mod testing {}
 

@@ -651,6 +651,10 @@ pub trait DynAgent: Send + Sync + fmt::Debug {
     /// Keywords its tools' schemas use that the argument validator does not enforce
     /// ([`Strategy::tool_schema_problems`]).
     fn tool_schema_problems(&self) -> Vec<String>;
+    /// See [`Strategy::interrupts`].
+    fn interrupts(&self) -> Vec<crate::interrupt::PendingInterrupt> {
+        Vec::new()
+    }
     /// A copy of the agent (a host keeps one to restore after a panicking strategy).
     fn clone_box(&self) -> Box<dyn DynAgent>;
     /// The concrete `Agent<S>`, for downcasting.
@@ -718,6 +722,9 @@ impl<S: AgentSpec> DynAgent for Agent<S> {
     }
     fn tool_schema_problems(&self) -> Vec<String> {
         S::Strategy::tool_schema_problems()
+    }
+    fn interrupts(&self) -> Vec<crate::interrupt::PendingInterrupt> {
+        S::Strategy::interrupts(self)
     }
     fn clone_box(&self) -> Box<dyn DynAgent> {
         Box::new(self.clone())

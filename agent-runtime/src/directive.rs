@@ -24,6 +24,11 @@ use crate::signal::Signal;
 pub enum Directive {
     /// Send a signal to subscribers (and to the parent agent, if any).
     Emit(Signal),
+    /// The agent raised an interrupt ([`crate::interrupt`]) and waits for its answer: emit
+    /// the [`INTERRUPT_SIGNAL`](crate::interrupt::INTERRUPT_SIGNAL) like `Emit`, after the
+    /// host has checkpointed the agent if it parks agents (the server with
+    /// `Options::checkpoint_store`), so the interrupt is on disk before anyone sees its id.
+    Interrupt(Signal),
     /// Report an error; the host applies its error policy.
     Error {
         /// What went wrong.
@@ -104,6 +109,7 @@ impl Directive {
     pub fn kind(&self) -> &str {
         match self {
             Directive::Emit(_) => "emit",
+            Directive::Interrupt(_) => "interrupt",
             Directive::Error { .. } => "error",
             Directive::Schedule { .. } => "schedule",
             Directive::SpawnAgent { .. } => "spawn_agent",
@@ -132,7 +138,9 @@ impl Serialize for Directive {
         let mut st = s.serialize_struct("Directive", 2)?;
         st.serialize_field("directive", self.kind())?;
         match self {
-            Directive::Emit(signal) => st.serialize_field("signal", signal)?,
+            Directive::Emit(signal) | Directive::Interrupt(signal) => {
+                st.serialize_field("signal", signal)?;
+            }
             Directive::Error { error, context } => {
                 st.serialize_field("message", &error.to_string())?;
                 st.serialize_field("error", error)?;

@@ -409,6 +409,13 @@ pub enum AgentError {
         /// The panic (kind `Panicked`).
         error: ActionError,
     },
+    /// `resume(id, value)` was refused: an unknown or already answered interrupt, or a value
+    /// that is not the interrupt's resume type. Nothing changed.
+    #[error("{error}")]
+    Interrupt {
+        /// Why.
+        error: crate::interrupt::InterruptError,
+    },
     /// The agent cannot be restarted now (see [`Agent::restart`](crate::Agent::restart)).
     #[error("cannot restart agent `{agent}`: {reason}")]
     NotRestartable {
@@ -437,7 +444,7 @@ fn accepted_events(accepted: &[Name]) -> String {
     }
 }
 
-fn list_or_none<T: AsRef<str>>(items: &[T]) -> String {
+pub(crate) fn list_or_none<T: AsRef<str>>(items: &[T]) -> String {
     if items.is_empty() {
         "none".to_string()
     } else {

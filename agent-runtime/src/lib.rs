@@ -23,6 +23,7 @@ pub mod exec;
 pub mod http;
 pub mod inspect;
 pub mod instruction;
+pub mod interrupt;
 pub mod params;
 pub mod plugin;
 pub mod quote;
@@ -96,6 +97,59 @@ pub mod __private {
 
     /// Names `T` where a `.agent` file declared a field of it without a default.
     pub const fn field_default<T: FieldDefault>() {}
+
+    /// What an interrupt's payload type needs: built from the agent's state, serialized.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot be the payload of an interrupt of `{S}`",
+        label = "the payload an interrupt shows is built from the agent's state",
+        note = "implement `From<&{S}>` for `{Self}`, and derive `Serialize`"
+    )]
+    pub trait InterruptPayload<S> {
+        /// The payload for this state, as JSON.
+        fn build(state: &S) -> Result<serde_json::Value, crate::ActionError>;
+    }
+
+    #[diagnostic::do_not_recommend]
+    impl<S, P: for<'a> From<&'a S> + serde::Serialize> InterruptPayload<S> for P {
+        fn build(state: &S) -> Result<serde_json::Value, crate::ActionError> {
+            serde_json::to_value(P::from(state)).map_err(crate::ActionError::from_error)
+        }
+    }
+
+    /// What an interrupt's resume type needs.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot be the resume type of an interrupt",
+        label = "the answer to an interrupt is read from JSON",
+        note = "derive `Deserialize` for `{Self}`"
+    )]
+    pub trait ResumeValue {
+        /// Whether `value` decodes as `Self` (strictly, as an action's parameters).
+        fn check(name: &str, value: &serde_json::Value) -> Result<(), crate::ActionError>;
+    }
+
+    #[diagnostic::do_not_recommend]
+    impl<T: serde::de::DeserializeOwned> ResumeValue for T {
+        fn check(name: &str, value: &serde_json::Value) -> Result<(), crate::ActionError> {
+            crate::action::decode_params_ref::<T>(name, value).map(drop)
+        }
+    }
+
+    /// Builds interrupt `name`'s payload `P` from `state` (a panic is an error).
+    pub fn interrupt_payload<S, P: InterruptPayload<S>>(
+        name: &str,
+        state: &S,
+    ) -> Result<serde_json::Value, crate::ActionError> {
+        let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| P::build(state)));
+        built.unwrap_or_else(|payload| Err(crate::ActionError::panicked(name, payload.as_ref())))
+    }
+
+    /// Whether `value` decodes as interrupt `name`'s resume type `R`.
+    pub fn check_resume<R: ResumeValue>(
+        name: &str,
+        value: &serde_json::Value,
+    ) -> Result<(), crate::ActionError> {
+        R::check(name, value)
+    }
 
     /// Boxes an action future.
     pub fn box_future<F>(f: F) -> BoxFuture<'static, F::Output>

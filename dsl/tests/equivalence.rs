@@ -23,6 +23,9 @@ agent Order {
         Pending -> Cancelled after 30m
         Pending on remind do send_reminder
         Paid    -> Delivered on deliver
+        interrupt approval(review::Request) -> Vec<review::Decision>
+        Paid on audit_refund do note ask approval
+        Paid on approval do apply_decision
     }
     routes {
         "order.checkout"  => checkout
@@ -59,6 +62,9 @@ fn from_macro() -> AgentDef {
             Pending -> Cancelled after 30m
             Pending on remind do send_reminder
             Paid    -> Delivered on deliver
+            interrupt approval(review::Request) -> Vec<review::Decision>
+            Paid on audit_refund do note ask approval
+            Paid on approval do apply_decision
         },
         routes {
             "order.checkout"  => checkout

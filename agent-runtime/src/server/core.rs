@@ -116,6 +116,11 @@ pub(super) struct Core {
     /// `Error` directives of the `cmd` a `call` is waiting for that are still to be executed:
     /// the caller gets them in its outcome, so they are logged at debug, not at error.
     pub(super) errors_for_caller: usize,
+    /// Interrupt signals waiting for the agent's checkpoint to be written
+    /// (`Options::checkpoint_store`) before they go out.
+    pub(super) parked: Vec<Signal>,
+    /// An interrupt was answered since the last park: the checkpoint must be written again.
+    pub(super) park_due: bool,
 }
 
 /// Validates and starts an agent's task. Returns its handle and a receiver that fires once
@@ -192,6 +197,8 @@ pub(crate) fn spawn(
         stats: Stats::default(),
         stop: None,
         errors_for_caller: 0,
+        parked: Vec::new(),
+        park_due: false,
     };
     let (ready_tx, ready) = oneshot::channel();
     tokio::spawn(run(core, rx, restore, ready_tx));
@@ -225,6 +232,7 @@ async fn run(
 ) {
     let _guard = ExitGuard(core.shared.clone());
     core.start(restore);
+    core.park().await;
     let _ = ready.send(());
     while core.stop.is_none() {
         tokio::select! {
@@ -233,6 +241,7 @@ async fn run(
             biased;
             () = core.timers.wait() => {
                 core.fire_due_timers();
+                core.park().await;
                 core.drain_mailbox(&mut rx).await;
             }
             message = rx.recv() => match message {
@@ -396,18 +405,23 @@ impl Core {
         match message {
             Message::Signal(envelope) => {
                 self.shared.queued.fetch_sub(1, Ordering::Relaxed);
-                self.on_mailbox_signal(*envelope);
+                let Envelope { signal, reply } = *envelope;
+                self.stats.processed += 1;
+                if signal.signal_type == crate::interrupt::RESUME_SIGNAL {
+                    self.park_due = true;
+                }
+                let outcome = self.step_signal("signal", &signal, reply.is_some());
+                // A caller hears of the step once its interrupts are on disk.
+                self.park().await;
+                if let Some(reply) = reply {
+                    let _ = reply.send(Ok(outcome.expect("a reply asks for the outcome")));
+                }
             }
             Message::Control(control) => self.on_control(*control).await,
-            Message::Internal(internal) => self.on_internal(*internal),
-        }
-    }
-
-    fn on_mailbox_signal(&mut self, Envelope { signal, reply }: Envelope) {
-        self.stats.processed += 1;
-        let outcome = self.step_signal("signal", &signal, reply.is_some());
-        if let Some(reply) = reply {
-            let _ = reply.send(Ok(outcome.expect("a reply asks for the outcome")));
+            Message::Internal(internal) => {
+                self.on_internal(*internal);
+                self.park().await;
+            }
         }
     }
 

@@ -90,6 +90,15 @@ impl Core {
                 self.track_request_span(&signal);
                 self.publish(&signal)
             }
+            Directive::Interrupt(signal) if self.options.checkpoint_store.is_some() => {
+                // Goes out once the checkpoint holding the interrupt is written (`park`).
+                self.parked.push(signal);
+                Ok(())
+            }
+            Directive::Interrupt(signal) => {
+                queue.push_front(Directive::Emit(signal));
+                Ok(())
+            }
             Directive::Error { error, context } => {
                 self.on_error(error, context);
                 Ok(())

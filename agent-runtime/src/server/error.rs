@@ -13,6 +13,17 @@ use super::report::StopReason;
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ServerError {
+    /// `resume(id, value)` was refused: an unknown or already answered interrupt, or a value
+    /// that is not the interrupt's resume type. The agent is unchanged.
+    #[error("agent `{agent}` (`{id}`) refused the answer: {error}")]
+    Interrupt {
+        /// The agent type.
+        agent: &'static str,
+        /// The agent's id.
+        id: String,
+        /// Why (boxed: rare, and every other server error stays small).
+        error: Box<crate::interrupt::InterruptError>,
+    },
     /// The options cannot run an agent.
     #[error("invalid server options: {message}")]
     InvalidOptions {

@@ -149,7 +149,7 @@ impl CallOutcome {
     /// The signals the directives emitted.
     pub fn emitted(&self) -> impl Iterator<Item = &Signal> {
         self.directives.iter().filter_map(|d| match d {
-            Directive::Emit(signal) => Some(signal),
+            Directive::Emit(signal) | Directive::Interrupt(signal) => Some(signal),
             _ => None,
         })
     }
@@ -253,6 +253,50 @@ impl AgentRef {
             let _ = reply.send(f(agent));
         })))?;
         answer.await.map_err(|_| self.shared.stopped())
+    }
+
+    /// Answers the agent's pending interrupt `id` with `value` ([`crate::interrupt`]) and
+    /// waits until the step ran (and, with `Options::checkpoint_store`, was written). An
+    /// unknown or already answered id, or a value that is not the interrupt's resume type, is
+    /// [`ServerError::Interrupt`], and nothing changed; other refusals (the machine cannot
+    /// take the answer in its current state) are in the outcome's errors, the interrupt still
+    /// pending.
+    pub async fn resume(
+        &self,
+        id: &str,
+        value: impl serde::Serialize,
+    ) -> Result<CallOutcome, ServerError> {
+        let refused = |error| ServerError::Interrupt {
+            agent: self.shared.name,
+            id: self.shared.id.to_string(),
+            error: Box::new(error),
+        };
+        let value = serde_json::to_value(value).map_err(|e| {
+            refused(crate::interrupt::InterruptError::Malformed {
+                error: e.to_string(),
+            })
+        })?;
+        let resume = crate::interrupt::Resume {
+            id: id.to_string(),
+            value,
+        };
+        let data = serde_json::to_value(resume).unwrap_or_default();
+        let outcome = self
+            .call(Signal::new(crate::interrupt::RESUME_SIGNAL, data))
+            .await?;
+        let error = outcome.errors().find_map(|e| match e {
+            AgentError::Interrupt { error } => Some(error.clone()),
+            _ => None,
+        });
+        match error {
+            Some(error) => Err(refused(error)),
+            None => Ok(outcome),
+        }
+    }
+
+    /// The agent's pending interrupts, in the order they were raised.
+    pub async fn interrupts(&self) -> Result<Vec<crate::interrupt::PendingInterrupt>, ServerError> {
+        self.inspect(|agent| agent.interrupts()).await
     }
 
     /// The agent's snapshot.
@@ -555,6 +599,20 @@ impl<S: AgentSpec> AgentServer<S> {
     /// The agent's id (its checkpoint key).
     pub fn id(&self) -> &str {
         self.inner.id()
+    }
+
+    /// See [`AgentRef::resume`].
+    pub async fn resume(
+        &self,
+        id: &str,
+        value: impl serde::Serialize,
+    ) -> Result<CallOutcome, ServerError> {
+        self.inner.resume(id, value).await
+    }
+
+    /// See [`AgentRef::interrupts`].
+    pub async fn interrupts(&self) -> Result<Vec<crate::interrupt::PendingInterrupt>, ServerError> {
+        self.inner.interrupts().await
     }
 
     /// See [`AgentRef::cast`].

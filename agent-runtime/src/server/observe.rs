@@ -87,7 +87,7 @@ impl Core {
             emitted: directives
                 .iter()
                 .filter_map(|d| match d {
-                    Directive::Emit(signal) => Some(signal.clone()),
+                    Directive::Emit(signal) | Directive::Interrupt(signal) => Some(signal.clone()),
                     _ => None,
                 })
                 .collect(),

@@ -77,6 +77,7 @@ pub struct Options {
     pub(crate) transports: Vec<Arc<dyn Transport>>,
     pub(crate) models: Option<crate::ai::ModelTable>,
     pub(crate) record_model_content: bool,
+    pub(crate) checkpoint_store: Option<Arc<dyn crate::store::Store>>,
 }
 
 impl Options {
@@ -107,7 +108,19 @@ impl Options {
             transports: Vec::new(),
             models: None,
             record_model_content: false,
+            checkpoint_store: None,
         }
+    }
+
+    /// Parks agents in `store`: when an agent raises an interrupt
+    /// ([`crate::interrupt`]), the server writes its checkpoint (under its id) before the
+    /// interrupt's signal goes out, and again after each answer, so a process killed while
+    /// agents wait for people loses no interrupt and repeats no answered one. Thaw the agents
+    /// from the same store with `AgentServer::thaw`. A failed write goes to the error policy
+    /// (the signal still goes out).
+    pub fn checkpoint_store(mut self, store: Arc<dyn crate::store::Store>) -> Self {
+        self.checkpoint_store = Some(store);
+        self
     }
 
     /// How many signals (`cast`, `call`, a child's emits) may wait in the mailbox; a signal
@@ -312,6 +325,7 @@ impl fmt::Debug for Options {
             .field("transports", &self.transports)
             .field("models", &self.models)
             .field("record_model_content", &self.record_model_content)
+            .field("checkpoint_store", &self.checkpoint_store)
             .finish()
     }
 }

@@ -229,6 +229,38 @@ impl Core {
             .collect()
     }
 
+    /// With `Options::checkpoint_store`: writes the agent's checkpoint if it raised or
+    /// answered an interrupt since the last write, then sends the interrupt signals that
+    /// waited for it. Nothing else runs meanwhile, so what is on disk is what was announced.
+    pub(super) async fn park(&mut self) {
+        if self.parked.is_empty() && !self.park_due {
+            return;
+        }
+        self.park_due = false;
+        let parked = std::mem::take(&mut self.parked);
+        if let Some(store) = self.options.checkpoint_store.clone() {
+            let written = match self.build_checkpoint().and_then(|c| c.encode()) {
+                Ok(bytes) => store
+                    .save(self.id(), &bytes)
+                    .await
+                    .map_err(|e| e.to_string()),
+                Err(error) => Err(error.to_string()),
+            };
+            if let Err(message) = written {
+                self.on_error(
+                    crate::error::AgentError::Directive {
+                        directive: "interrupt".to_string(),
+                        message: format!("the agent's checkpoint was not written: {message}"),
+                    },
+                    crate::error::ErrorContext::Directive {
+                        directive: "interrupt".to_string(),
+                    },
+                );
+            }
+        }
+        self.execute(parked.into_iter().map(crate::Directive::Emit).collect());
+    }
+
     /// Hands a checkpoint to the caller and waits, processing nothing, until the caller says
     /// whether the store took it; the agent therefore cannot move on from what was saved.
     async fn checkpoint(&mut self, then_stop: bool, reply: CheckpointReply) {

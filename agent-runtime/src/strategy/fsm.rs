@@ -42,6 +42,10 @@ use crate::error::{ActionError, AgentError, ErrorContext};
 pub use crate::error::{Name, Names};
 use crate::inspect::{MachineState, Progress, Shape, Transition};
 use crate::instruction::Instruction;
+use crate::interrupt::{
+    INTERRUPT_SIGNAL, InterruptError, InterruptSpec, Interrupts, PendingInterrupt, RESUME_SIGNAL,
+    Resume,
+};
 use crate::route::{RouteSpec, RouteTarget, priority};
 use crate::signal::Signal;
 use crate::snapshot::{Snapshot, Status};
@@ -145,6 +149,31 @@ pub trait FsmSpec: AgentSpec<Strategy = Fsm> {
 
     /// How `state` ends the machine, if it is terminal.
     fn end(state: Self::State) -> Option<End>;
+
+    /// The interrupts the machine declares (`interrupt approval(Request) -> Decision`), in
+    /// declaration order. Generated; empty by default.
+    const INTERRUPTS: &'static [InterruptSpec] = &[];
+
+    /// The interrupt row `row` raises once it fired (`... ask approval`), by its index in
+    /// [`INTERRUPTS`](FsmSpec::INTERRUPTS).
+    #[inline(always)]
+    fn ask(row: u32) -> Option<u32> {
+        let _ = row;
+        None
+    }
+
+    /// The payload of interrupt `interrupt`, built from the state (`Payload: From<&Self>`)
+    /// and serialized.
+    fn interrupt_payload(agent: &Self, interrupt: u32) -> Result<Value, ActionError> {
+        let _ = (agent, interrupt);
+        Err(ActionError::new("the machine declares no interrupt"))
+    }
+
+    /// Whether `value` decodes as the resume type of interrupt `interrupt`.
+    fn check_resume(interrupt: u32, value: &Value) -> Result<(), ActionError> {
+        let _ = (interrupt, value);
+        Ok(())
+    }
 
     /// Whether the machine has compound states (a statechart): then its
     /// position is a leaf state and the functions below describe the hierarchy. Flat machines
@@ -309,6 +338,9 @@ pub struct FsmState<St> {
     /// Statecharts: for each compound state with a history, the leaf it was last left from.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub history: Vec<(St, St)>,
+    /// The interrupts raised and those waiting for an answer.
+    #[serde(default, skip_serializing_if = "Interrupts::is_empty")]
+    pub interrupts: Interrupts,
 }
 
 /// An event with parameters for `cmd`: the parameters go to the row's action.
@@ -338,7 +370,57 @@ struct Timer<St: FsmName> {
     generation: u64,
 }
 
+impl<S: FsmSpec> Command<S> for Resume {
+    type Output = Result<Vec<Directive>, AgentError>;
+    fn run(self, agent: &mut Agent<S>) -> Self::Output {
+        Fsm::resume(agent, &self.id, self.value)
+    }
+}
+
 impl Fsm {
+    /// Answers pending interrupt `id` with `value` (what `agent.cmd(Resume { id, value })`
+    /// and the [`RESUME_SIGNAL`] run): `value` must decode as the interrupt's resume type,
+    /// then the interrupt's event fires with it as parameters. On `Err` (an unknown or
+    /// answered id, a value of another type, a machine that refuses the event) the agent is
+    /// exactly as it was and the interrupt still pending.
+    pub fn resume<S: FsmSpec>(
+        agent: &mut Agent<S>,
+        id: &str,
+        value: Value,
+    ) -> Result<Vec<Directive>, AgentError> {
+        let interrupt = |error| AgentError::Interrupt { error };
+        let fsm = agent.strategy_state();
+        let at = fsm
+            .interrupts
+            .find(S::NAME, agent.id(), id)
+            .map_err(interrupt)?;
+        let pending = &fsm.interrupts.pending[at];
+        let declared = S::INTERRUPTS
+            .iter()
+            .position(|i| i.name == pending.interrupt);
+        // Raised by an older definition that no longer declares it.
+        let (Some(index), Some(event)) = (declared, S::event(&pending.interrupt)) else {
+            return Err(interrupt(InterruptError::Unknown {
+                agent: S::NAME.to_string(),
+                id: pending.id.clone(),
+                pending: Vec::new(),
+            }));
+        };
+        let index = u32::try_from(index).unwrap_or(u32::MAX);
+        if let Err(error) = S::check_resume(index, &value) {
+            return Err(interrupt(InterruptError::WrongType {
+                id: pending.id.clone(),
+                interrupt: pending.interrupt.clone(),
+                expected: pending.resume_type.clone(),
+                error: error.message().to_string(),
+            }));
+        }
+        let directives = Fsm::fire(agent, event, value).map_err(|e| e.to_agent_error())?;
+        // Interrupts the resumed row raised were appended: `at` still names the answered one.
+        agent.strategy_state_mut().interrupts.pending.remove(at);
+        Ok(directives)
+    }
+
     /// Fires `event` with `params` (the typed API: what `agent.cmd(OrderEvent::Pay)` runs).
     ///
     /// On `Err` the agent is exactly as it was.
@@ -413,12 +495,33 @@ impl<S: FsmSpec> Strategy<S> for Fsm {
                     Ok(directives) => out.extend(directives),
                     Err(error) => out.push(Directive::error(error, context)),
                 }
+            } else if instruction.action == RESUME_SIGNAL {
+                let resumed = serde_json::from_value::<Resume>(instruction.params)
+                    .map_err(|e| AgentError::Interrupt {
+                        error: InterruptError::Malformed {
+                            error: e.to_string(),
+                        },
+                    })
+                    .and_then(|r| Self::resume(agent, &r.id, r.value));
+                match resumed {
+                    Ok(directives) => out.extend(directives),
+                    Err(error) => out.push(Directive::error(error, context)),
+                }
             } else if instruction.action == TIMEOUT_SIGNAL {
                 match on_timer(agent, instruction.params) {
                     Ok(directives) => out.extend(directives),
                     Err(error) => out.push(Directive::error(error, context)),
                 }
             } else if let Some(event) = S::event(&instruction.action) {
+                if !S::INTERRUPTS.is_empty()
+                    && S::INTERRUPTS.iter().any(|i| i.name == instruction.action)
+                {
+                    out.push(Directive::error(
+                        answer_only::<S>(&instruction.action),
+                        context,
+                    ));
+                    continue;
+                }
                 match fire(agent, event, instruction.params) {
                     Ok(directives) => out.extend(directives),
                     Err(error) => out.push(Directive::error(error.into(), context)),
@@ -462,6 +565,14 @@ impl<S: FsmSpec> Strategy<S> for Fsm {
             "generation": fsm.generation,
             "in_flight": fsm.in_flight,
         }));
+        if !fsm.interrupts.pending.is_empty() {
+            snapshot.details["interrupts"] = fsm
+                .interrupts
+                .pending
+                .iter()
+                .map(|p| Value::String(p.id.clone()))
+                .collect();
+        }
         if S::NESTED {
             // A statechart's configuration: the leaf and its ancestors, outermost first.
             snapshot.details["active"] = statechart::active::<S>(fsm.state);
@@ -506,11 +617,20 @@ impl<S: FsmSpec> Strategy<S> for Fsm {
         }
     }
 
+    fn interrupts(agent: &Agent<S>) -> Vec<PendingInterrupt> {
+        agent.strategy_state().interrupts.pending.clone()
+    }
+
     fn signal_routes() -> Vec<RouteSpec> {
         vec![
             RouteSpec {
                 pattern: Cow::Borrowed(TIMEOUT_SIGNAL),
                 target: RouteTarget::Custom(Cow::Borrowed(TIMEOUT_SIGNAL)),
+                priority: priority::STRATEGY,
+            },
+            RouteSpec {
+                pattern: Cow::Borrowed(RESUME_SIGNAL),
+                target: RouteTarget::Custom(Cow::Borrowed(RESUME_SIGNAL)),
                 priority: priority::STRATEGY,
             },
             restart_route(),
@@ -593,9 +713,83 @@ fn fire<S: FsmSpec>(
     event: S::Event,
     params: Value,
 ) -> Result<Vec<Directive>, FsmError<S>> {
+    let (_, state, fsm) = agent.parts_with_id();
+    let step = S::transition(state, fsm.state, event, &params);
+    if let Step::Fire(row, _) | Step::Stay(row) = step
+        && let Some(interrupt) = S::ask(row)
+    {
+        return fire_asking(agent, event, params, step, interrupt);
+    }
+    fire_step(agent, event, params, step)
+}
+
+/// [`fire_step`] for a row that raises an interrupt: the interrupt's payload is built after
+/// the row's actions ran, and a payload that cannot be built undoes the whole step.
+#[cold]
+#[inline(never)]
+fn fire_asking<S: FsmSpec>(
+    agent: &mut Agent<S>,
+    event: S::Event,
+    params: Value,
+    step: Step<S::State>,
+    interrupt: u32,
+) -> Result<Vec<Directive>, FsmError<S>> {
+    let before = agent.clone();
+    let mut out = fire_step(agent, event, params, step)?;
+    let Some(spec) = S::INTERRUPTS.get(interrupt as usize) else {
+        return Ok(out);
+    };
+    match S::interrupt_payload(agent.state(), interrupt) {
+        Ok(payload) => {
+            let (id, _, fsm) = agent.parts_with_id();
+            let pending = fsm.interrupts.raise(id, spec, payload);
+            tracing::debug!(
+                target: "stratagem::fsm",
+                agent = S::NAME,
+                id,
+                interrupt = %pending.id,
+                "interrupt raised"
+            );
+            let data = serde_json::to_value(&pending).unwrap_or(Value::Null);
+            out.push(Directive::Interrupt(Signal::with_id(
+                pending.id,
+                INTERRUPT_SIGNAL,
+                data,
+            )));
+            Ok(out)
+        }
+        Err(error) => {
+            *agent = before;
+            Err(failed(AgentError::Action {
+                action: Name::Borrowed(spec.name),
+                error,
+            }))
+        }
+    }
+}
+
+/// The error for an interrupt's event fired by a signal rather than by `resume`.
+#[cold]
+fn answer_only<S: FsmSpec>(event: &str) -> AgentError {
+    AgentError::Strategy {
+        message: format!(
+            "event `{}` of agent `{}` answers an interrupt: send it with `resume(id, value)` (the `{RESUME_SIGNAL}` signal)",
+            crate::quote::clip(event.to_string()),
+            S::NAME
+        ),
+    }
+}
+
+/// Takes the step the rows decided.
+#[inline(always)]
+fn fire_step<S: FsmSpec>(
+    agent: &mut Agent<S>,
+    event: S::Event,
+    params: Value,
+    step: Step<S::State>,
+) -> Result<Vec<Directive>, FsmError<S>> {
     let (id, state, fsm) = agent.parts_with_id();
     let from = fsm.state;
-    let step = S::transition(state, from, event, &params);
     // A row fires, or (in a device's stream, most events) there is none: two tests before
     // the rarer steps, rather than a jump table over all five. A refusal is two enum values,
     // so refusing costs what a hand-written `match` arm returning `false` costs.

@@ -122,6 +122,13 @@ pub trait Strategy<S: AgentSpec>: 'static {
     /// [`AgentError::StrategyPanicked`]: a panic never unwinds into the caller.
     const CATCHES_PANICS: bool = false;
 
+    /// The interrupts the agent raised that wait for an answer, in the order they were raised
+    /// ([`crate::interrupt`]). The default: none (the strategy raises none).
+    fn interrupts(agent: &Agent<S>) -> Vec<crate::interrupt::PendingInterrupt> {
+        let _ = agent;
+        Vec::new()
+    }
+
     /// Starts the run over ([`Agent::restart`], or the [`RESTART_SIGNAL`] signal). The default
     /// refuses with [`AgentError::NotRestartable`]; on `Err` the agent is unchanged.
     fn restart(agent: &mut Agent<S>) -> Result<Vec<Directive>, AgentError> {

@@ -63,6 +63,7 @@ pub fn check_agent_with(cx: &Ctxt, agent: &AgentDef, behaviors: &super::tree::Be
         None | Some(StrategyDef::Direct) | Some(StrategyDef::Custom(_)) => Vec::new(),
         Some(StrategyDef::Fsm(fsm)) => {
             check_fsm(cx, fsm);
+            super::interrupt::check_interrupts(cx, fsm, &agent.routes);
             fsm.events().iter().map(|e| e.value.as_str()).collect()
         }
         Some(StrategyDef::Ai(ai)) => {

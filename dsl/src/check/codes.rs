@@ -106,6 +106,12 @@ codes! {
     FSM_NESTED_TERMINAL = "E0315", "terminal state inside a compound state";
     /// `A -> local B` where `B` is not inside `A`.
     FSM_LOCAL_OUTSIDE = "E0316", "local transition to a state outside its source";
+    /// `ask x` where no `interrupt x(...) -> ...` is declared.
+    FSM_UNKNOWN_INTERRUPT = "E0317", "`ask` names an unknown interrupt";
+    /// An interrupt whose event no row takes: its answer would fire nothing.
+    FSM_UNANSWERED_INTERRUPT = "E0318", "interrupt with no row taking its answer";
+    /// A route whose target is an interrupt's event: only `resume` answers an interrupt.
+    FSM_INTERRUPT_ROUTED = "E0319", "route fires an interrupt's answer";
 
     /// `subtree X` naming no behavior.
     TREE_UNKNOWN_SUBTREE = "E0401", "unknown subtree";

@@ -12,6 +12,7 @@ mod expansion;
 pub mod explain;
 mod file;
 pub mod fsm;
+mod interrupt;
 mod names;
 mod plugins;
 pub mod quote;

@@ -254,6 +254,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
             })
             .collect::<Vec<_>>()
     };
+    let interrupt_items = interrupts(fsm, &indexed, krate);
     let nested_spec = nesting
         .as_ref()
         .map(|n| n.spec_items(fsm, &state_ty))
@@ -467,6 +468,82 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
             }
 
             #nested_spec
+
+            #interrupt_items
+        }
+    }
+}
+
+/// The `FsmSpec` items of a machine's interrupts (none: the trait's defaults).
+fn interrupts(fsm: &FsmDef, rows: &[(u32, &RowDef)], krate: &TokenStream) -> TokenStream {
+    if fsm.interrupts.is_empty() {
+        return TokenStream::new();
+    }
+    let private = quote!(#krate::__private);
+    // The first declaration of each name (a second one is an error already reported).
+    let mut index: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+    for (i, interrupt) in fsm.interrupts.iter().enumerate() {
+        let i = u32::try_from(i).unwrap_or(u32::MAX);
+        index.entry(interrupt.name.value.as_str()).or_insert(i);
+    }
+    let text = |ty: &syn::Type| quote!(#ty).to_string().replace(' ', "");
+    let specs = fsm.interrupts.iter().map(|interrupt| {
+        let (name, payload, resume) = (
+            &interrupt.name.value,
+            text(&interrupt.payload.value),
+            text(&interrupt.resume.value),
+        );
+        quote!(#krate::interrupt::InterruptSpec { name: #name, payload: #payload, resume: #resume })
+    });
+    let ask_arms = rows.iter().filter_map(|(row, def)| {
+        let interrupt = index.get(def.ask.as_ref()?.value.as_str())?;
+        Some(quote!(#row => ::core::option::Option::Some(#interrupt)))
+    });
+    let payload_arms = fsm.interrupts.iter().enumerate().map(|(i, interrupt)| {
+        let i = u32::try_from(i).unwrap_or(u32::MAX);
+        let (name, ty) = (&interrupt.name.value, &interrupt.payload.value);
+        let call = quote_spanned!(interrupt.payload.span.to_proc_macro()=> #private::interrupt_payload::<Self, #ty>);
+        quote!(#i => #call(#name, agent))
+    });
+    let resume_arms = fsm.interrupts.iter().enumerate().map(|(i, interrupt)| {
+        let i = u32::try_from(i).unwrap_or(u32::MAX);
+        let (name, ty) = (&interrupt.name.value, &interrupt.resume.value);
+        let call =
+            quote_spanned!(interrupt.resume.span.to_proc_macro()=> #private::check_resume::<#ty>);
+        quote!(#i => #call(#name, value))
+    });
+    quote! {
+        const INTERRUPTS: &'static [#krate::interrupt::InterruptSpec] = &[#(#specs),*];
+
+        #[inline(always)]
+        #[allow(unreachable_patterns)]
+        fn ask(row: u32) -> ::core::option::Option<u32> {
+            match row {
+                #(#ask_arms,)*
+                _ => ::core::option::Option::None,
+            }
+        }
+
+        #[allow(unreachable_patterns)]
+        fn interrupt_payload(
+            agent: &Self,
+            interrupt: u32,
+        ) -> ::core::result::Result<#private::serde_json::Value, #krate::ActionError> {
+            match interrupt {
+                #(#payload_arms,)*
+                _ => ::core::result::Result::Err(#krate::ActionError::new("unknown interrupt")),
+            }
+        }
+
+        #[allow(unreachable_patterns)]
+        fn check_resume(
+            interrupt: u32,
+            value: &#private::serde_json::Value,
+        ) -> ::core::result::Result<(), #krate::ActionError> {
+            match interrupt {
+                #(#resume_arms,)*
+                _ => ::core::result::Result::Ok(()),
+            }
         }
     }
 }

@@ -23,6 +23,8 @@ pub struct FsmDef {
     pub compounds: Vec<CompoundDef>,
     /// Every `history H` pseudo-state, in document order.
     pub histories: Vec<HistoryDef>,
+    /// Every `interrupt name(Payload) -> Resume`, in document order.
+    pub interrupts: Vec<InterruptDef>,
     /// The `transitions` keyword (or the `fsm` of a `.agent` file).
     pub span: Span,
 }
@@ -77,6 +79,21 @@ pub struct HistoryDef {
     /// The compound state whose block declares it (`None`: the top level, an error).
     pub block: Option<String>,
     /// The `history` keyword.
+    pub span: Span,
+}
+
+/// `interrupt approval(RefundRequest) -> Decision`: a point where the agent waits for a
+/// person. Rows raise it with `ask approval`; the answer (a `Decision`) fires the event
+/// `approval`, so rows `on approval` take it as their parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InterruptDef {
+    /// Its name, which is also the event its answer fires.
+    pub name: Name,
+    /// The payload type shown to the person (built `From<&State>`).
+    pub payload: Spanned<syn::Type>,
+    /// The type the answer must have.
+    pub resume: Spanned<syn::Type>,
+    /// The `interrupt` keyword.
     pub span: Span,
 }
 
@@ -142,6 +159,8 @@ pub struct RowDef {
     pub guard: Option<Spanned<syn::Path>>,
     /// `do action`: a path to a synchronous `#[action]`.
     pub action: Option<Spanned<syn::Path>>,
+    /// `ask interrupt`: the interrupt the row raises once it fired.
+    pub ask: Option<Name>,
     /// The `->` token: where diagnostics about the whole row point.
     pub span: Span,
 }
@@ -174,6 +193,7 @@ impl FsmDef {
             rows: Vec::new(),
             compounds: Vec::new(),
             histories: Vec::new(),
+            interrupts: Vec::new(),
             span: span.into(),
         }
     }
@@ -186,6 +206,7 @@ impl FsmDef {
         self.rows.extend(other.rows);
         self.compounds.extend(other.compounds);
         self.histories.extend(other.histories);
+        self.interrupts.extend(other.interrupts);
     }
 
     /// Whether the machine has compound states (a statechart); a flat machine has none and

@@ -214,6 +214,8 @@ fn keyword(rule: Rule) -> Option<&'static str> {
         Rule::kw_direct => "`direct`",
         Rule::kw_fsm => "`fsm`",
         Rule::kw_initial => "`initial`",
+        Rule::kw_interrupt => "`interrupt`",
+        Rule::kw_ask => "`ask`",
         Rule::kw_history => "`history`",
         Rule::kw_deep => "`deep`",
         Rule::kw_local => "`local`",

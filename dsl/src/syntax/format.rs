@@ -61,6 +61,7 @@ impl Layout {
             | Rule::fsm_row
             | Rule::fsm_state
             | Rule::fsm_history
+            | Rule::fsm_interrupt
             | Rule::ai_model
             | Rule::ai_system
             | Rule::ai_tools

@@ -3,12 +3,12 @@
 
 use pest::iterators::Pair;
 
-use super::literal::{duration, name, path};
+use super::literal::{duration, name, path, rust_type};
 use super::{Rule, children, span};
 use crate::check::Ctxt;
 use crate::model::{
-    CompoundDef, FileId, FsmDef, HistoryDef, HookDef, HookKind, RowDef, Span, Spanned, TerminalDef,
-    TerminalKind, Trigger,
+    CompoundDef, FileId, FsmDef, HistoryDef, HookDef, HookKind, InterruptDef, RowDef, Span,
+    Spanned, TerminalDef, TerminalKind, Trigger,
 };
 
 /// Lowers a `strategy_fsm` pair.
@@ -119,6 +119,30 @@ fn parts(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>, fsm: &mut FsmDef, block:
                     });
                 }
             }
+            Rule::fsm_interrupt => {
+                let keyword = part
+                    .clone()
+                    .into_inner()
+                    .next()
+                    .map_or_else(|| span(file, &part), |k| span(file, &k));
+                let mut parts = children(part);
+                let (Some(interrupt), Some(payload), Some(resume)) =
+                    (parts.next(), parts.next(), parts.next())
+                else {
+                    continue;
+                };
+                let (Some(payload), Some(resume)) =
+                    (rust_type(cx, file, &payload), rust_type(cx, file, &resume))
+                else {
+                    continue;
+                };
+                fsm.interrupts.push(InterruptDef {
+                    name: name(file, &interrupt),
+                    payload,
+                    resume,
+                    span: keyword,
+                });
+            }
             Rule::fsm_row => {
                 if let Some(mut row) = row(cx, file, part) {
                     row.block = owner();
@@ -159,6 +183,7 @@ fn row(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> Option<RowDef> {
     let mut trigger = None;
     let mut guard = None;
     let mut action = None;
+    let mut ask = None;
     for part in parts {
         match part.as_rule() {
             Rule::row_on => trigger = Some(Trigger::Event(name(file, &children(part).next()?))),
@@ -173,6 +198,7 @@ fn row(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> Option<RowDef> {
             }
             Rule::row_guard => guard = Some(path(file, &children(part).next()?)?.0),
             Rule::row_action => action = Some(path(file, &children(part).next()?)?.0),
+            Rule::row_ask => ask = Some(name(file, &children(part).next()?)),
             _ => {}
         }
     }
@@ -185,6 +211,7 @@ fn row(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> Option<RowDef> {
         trigger: trigger?,
         guard,
         action,
+        ask,
         span: arrow,
     })
 }

@@ -136,6 +136,8 @@ pub(crate) fn is_keyword(rule: Rule) -> bool {
             | Rule::kw_direct
             | Rule::kw_fsm
             | Rule::kw_initial
+            | Rule::kw_interrupt
+            | Rule::kw_ask
             | Rule::kw_terminal
             | Rule::kw_as
             | Rule::kw_do

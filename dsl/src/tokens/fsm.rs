@@ -13,6 +13,8 @@
 //! Pending -> Paid      on pay      if paid_in_full do charge
 //! Pending -> Cancelled after 30m
 //! Pending on remind do send_reminder      // internal: no exit, no entry, timers kept
+//! interrupt approval(Request) -> Decision  // a person's answer, fired as event `approval`
+//! Review -> Waiting on submit ask approval
 //! state On {                               // a compound state and its children
 //!     initial Idle
 //!     history Resume                       // `history deep H`, `history H -> Default`
@@ -30,11 +32,11 @@ use syn::{Ident, Token};
 
 use super::common;
 use crate::model::{
-    AgentDef, CompoundDef, FsmDef, HistoryDef, HookDef, HookKind, Name, RowDef, Spanned,
-    StrategyDef, TerminalDef, TerminalKind, Trigger,
+    AgentDef, CompoundDef, FsmDef, HistoryDef, HookDef, HookKind, InterruptDef, Name, RowDef,
+    Spanned, StrategyDef, TerminalDef, TerminalKind, Trigger,
 };
 
-const EXPECTED: &str = "expected `initial`, `terminal`, `enter`, `exit`, `state`, `history` or a row such as `Cart -> Pending on checkout`";
+const EXPECTED: &str = "expected `initial`, `terminal`, `enter`, `exit`, `state`, `history`, `interrupt` or a row such as `Cart -> Pending on checkout`";
 
 /// The words that start a part other than a row.
 const KEYWORDS: &[&str] = &["initial", "terminal", "enter", "exit"];
@@ -60,6 +62,11 @@ fn body(input: ParseStream<'_>, fsm: &mut FsmDef, block: Option<&str>) -> syn::R
             && !peek_word(input, "after")
         {
             fsm.histories.push(history(&word, input, block)?);
+        } else if word.value == "interrupt"
+            && input.peek(Ident::peek_any)
+            && input.peek2(syn::token::Paren)
+        {
+            fsm.interrupts.push(interrupt(&word, input)?);
         } else if input.peek(Token![->]) {
             let mut row = row(word, input)?;
             row.block = block.map(str::to_string);
@@ -135,6 +142,40 @@ fn compound(
         span: keyword.span,
     });
     body(&inner, fsm, Some(&name.value))
+}
+
+/// `interrupt name(Payload) -> Resume`.
+fn interrupt(keyword: &Name, input: ParseStream<'_>) -> syn::Result<InterruptDef> {
+    let name = common::name(input)?;
+    let inner;
+    syn::parenthesized!(inner in input);
+    let payload = spanned_type(&inner)?;
+    if !inner.is_empty() {
+        return Err(inner.error("expected one payload type: `interrupt name(Payload) -> Resume`"));
+    }
+    if !input.peek(Token![->]) {
+        return Err(syn::Error::new(
+            name.span.to_proc_macro(),
+            format!(
+                "expected `-> ResumeType` after `interrupt {}(...)`\n  = help: an interrupt declares the type of its answer: `interrupt {}(Payload) -> Decision`",
+                name.value, name.value
+            ),
+        ));
+    }
+    input.parse::<Token![->]>()?;
+    let resume = spanned_type(input)?;
+    Ok(InterruptDef {
+        name,
+        payload,
+        resume,
+        span: keyword.span,
+    })
+}
+
+fn spanned_type(input: ParseStream<'_>) -> syn::Result<Spanned<syn::Type>> {
+    let span = input.span();
+    let ty = input.parse::<syn::Type>()?;
+    Ok(Spanned::new(ty, span))
 }
 
 /// `history [deep] H [-> Default]`.
@@ -222,7 +263,7 @@ fn internal_row(from: Name, input: ParseStream<'_>) -> syn::Result<RowDef> {
     let on = input.parse::<Ident>()?;
     let event = common::name(input)
         .map_err(|e| syn::Error::new(e.span(), "expected an event name after `on`"))?;
-    let (guard, action) = guard_and_action(input)?;
+    let (guard, action, ask) = guard_and_action(input)?;
     Ok(RowDef {
         to: from.clone(),
         from,
@@ -232,6 +273,7 @@ fn internal_row(from: Name, input: ParseStream<'_>) -> syn::Result<RowDef> {
         trigger: Trigger::Event(event),
         guard,
         action,
+        ask,
         span: on.span().into(),
     })
 }
@@ -267,7 +309,7 @@ fn row(from: Name, input: ParseStream<'_>) -> syn::Result<RowDef> {
             ),
         ));
     };
-    let (guard, action) = guard_and_action(input)?;
+    let (guard, action, ask) = guard_and_action(input)?;
     Ok(RowDef {
         from,
         to,
@@ -277,12 +319,17 @@ fn row(from: Name, input: ParseStream<'_>) -> syn::Result<RowDef> {
         trigger,
         guard,
         action,
+        ask,
         span: arrow.spans[0].into(),
     })
 }
 
-/// `[if guard] [do action]`, the end of every row.
-type GuardAndAction = (Option<Spanned<syn::Path>>, Option<Spanned<syn::Path>>);
+/// `[if guard] [do action] [ask interrupt]`, the end of every row.
+type GuardAndAction = (
+    Option<Spanned<syn::Path>>,
+    Option<Spanned<syn::Path>>,
+    Option<Name>,
+);
 
 fn guard_and_action(input: ParseStream<'_>) -> syn::Result<GuardAndAction> {
     let guard = if input.peek(Token![if]) {
@@ -297,7 +344,21 @@ fn guard_and_action(input: ParseStream<'_>) -> syn::Result<GuardAndAction> {
     } else {
         None
     };
-    Ok((guard, action))
+    // `ask` is a word only when an interrupt name follows: a next row may start with a state
+    // called `ask` (`ask -> B on e`, `ask on e`).
+    let ask = if peek_word(input, "ask") && {
+        let fork = input.fork();
+        fork.parse::<Ident>().is_ok() && fork.peek(Ident::peek_any) && !peek_word(&fork, "on")
+    } {
+        input.parse::<Ident>()?;
+        Some(
+            common::name(input)
+                .map_err(|e| syn::Error::new(e.span(), "expected an interrupt name after `ask`"))?,
+        )
+    } else {
+        None
+    };
+    Ok((guard, action, ask))
 }
 
 fn peek_word(input: ParseStream<'_>, word: &str) -> bool {

@@ -1,0 +1,217 @@
+//! Parked agents survive `kill -9`: a child process runs 1,000 refund agents in the agent
+//! server, each with 3 pending interrupts parked in a redb file, and is killed (`SIGKILL`)
+//! while they wait. This process then thaws every agent from the file and answers all 3,000
+//! interrupts in a random order: none is lost, none reaches another agent or another request,
+//! and no action runs twice (the agents count their action runs).
+//!
+//! `STRATAGEM_INTERRUPT_AGENTS=N` changes the number of agents. The binary runs without the
+//! test harness: re-executed with `STRATAGEM_INTERRUPT_CHILD=<dir>`, it is the child.
+
+use std::collections::{BTreeMap, HashSet};
+use std::io::{BufRead, BufReader};
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+
+use serde_json::json;
+use stratagem::interrupt::InterruptError;
+use stratagem::prelude::*;
+use stratagem::server::ServerError;
+use stratagem::store::{RedbStore, Store};
+
+#[path = "support/refunds.rs"]
+mod refunds;
+use refunds::{Decision, RefundRequest, Refunds};
+
+const PENDING: u32 = 3;
+const PARKED: &str = "parked";
+
+fn agents() -> u32 {
+    std::env::var("STRATAGEM_INTERRUPT_AGENTS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1_000)
+}
+
+fn id(agent: u32) -> String {
+    format!("desk-{agent}")
+}
+
+/// The item agent `agent`'s `k`-th request asks about: distinct across all agents.
+fn item(agent: u32, k: u32) -> u32 {
+    agent * 10 + k
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a tokio runtime")
+}
+
+fn main() {
+    if let Ok(dir) = std::env::var("STRATAGEM_INTERRUPT_CHILD") {
+        return child(Path::new(&dir));
+    }
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let mut child = Command::new(std::env::current_exe().expect("this test's binary"))
+        .env("STRATAGEM_INTERRUPT_CHILD", dir.path())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("the child process starts");
+    let mut lines = BufReader::new(child.stdout.take().expect("piped stdout")).lines();
+    let said = lines.next().and_then(Result::ok);
+    assert_eq!(said.as_deref(), Some(PARKED), "the child parked its agents");
+    // `Child::kill` is SIGKILL on Unix: no destructor, no flush, no goodbye.
+    child.kill().expect("the child is killed");
+    let status = child.wait().expect("the child is reaped");
+    assert_eq!(
+        status.signal(),
+        Some(9),
+        "the child died of SIGKILL: {status}"
+    );
+    runtime().block_on(resume_all(dir.path()));
+    println!(
+        "interrupt_kill: {} agents, {} interrupts resumed after kill -9",
+        agents(),
+        agents() * PENDING
+    );
+}
+
+/// The child: parks every agent on three interrupts, says so, and waits to be killed.
+fn child(dir: &Path) {
+    runtime().block_on(async {
+        let store =
+            Arc::new(RedbStore::open(dir.join("checkpoints.redb")).expect("the store opens"));
+        let options = Options::default().checkpoint_store(store);
+        let mut servers = Vec::new();
+        for agent in 0..agents() {
+            let server = AgentServer::start(Refunds::new().with_id(id(agent)), options.clone())
+                .await
+                .expect("the agent starts");
+            servers.push(server);
+        }
+        // A `call` answers once the step's interrupts are parked in the store.
+        let calls = servers
+            .iter()
+            .enumerate()
+            .map(|(agent, server)| async move {
+                for k in 0..PENDING {
+                    let data = json!({ "item": item(agent as u32, k) });
+                    let outcome = server
+                        .call(Signal::new("refund.request", data))
+                        .await
+                        .unwrap();
+                    assert_eq!(outcome.errors().count(), 0, "{:?}", outcome.directives);
+                }
+            });
+        futures::future::join_all(calls).await;
+        println!("{PARKED}");
+        std::future::pending::<()>().await;
+    });
+}
+
+/// A small deterministic shuffle (xorshift), so a failure can be replayed.
+fn shuffle<T>(items: &mut [T], mut seed: u64) {
+    for i in (1..items.len()).rev() {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        items.swap(i, (seed % (i as u64 + 1)) as usize);
+    }
+}
+
+async fn resume_all(dir: &Path) {
+    let store = Arc::new(RedbStore::open(dir.join("checkpoints.redb")).expect("the store reopens"));
+    let options = Options::default().checkpoint_store(store.clone());
+    let keys = store.keys().await.unwrap();
+    assert_eq!(keys.len(), agents() as usize, "every agent was parked");
+
+    let mut servers = BTreeMap::new();
+    let mut answers = Vec::new();
+    for agent in 0..agents() {
+        let server = AgentServer::<Refunds>::thaw(&*store, &id(agent), options.clone())
+            .await
+            .expect("a parked agent thaws");
+        let pending = server.interrupts().await.unwrap();
+        assert_eq!(pending.len(), PENDING as usize, "agent {agent} lost none");
+        for (k, interrupt) in pending.into_iter().enumerate() {
+            let shown: RefundRequest = serde_json::from_value(interrupt.payload).unwrap();
+            assert_eq!(
+                shown.item,
+                item(agent, k as u32),
+                "each request shows its own item"
+            );
+            assert_eq!(interrupt.id, format!("{}/approval/{}", id(agent), k + 1));
+            answers.push((agent, interrupt.id, shown.item));
+        }
+        let state = server.state().await.unwrap();
+        assert_eq!(
+            state.requests_run, PENDING,
+            "agent {agent}: no request ran again"
+        );
+        servers.insert(agent, server);
+    }
+
+    let seed = 0x9E37_79B9_7F4A_7C15;
+    shuffle(&mut answers, seed);
+    for (agent, interrupt, item) in &answers {
+        let decision = Decision {
+            item: *item,
+            approve: !item.is_multiple_of(3),
+        };
+        servers[agent]
+            .resume(interrupt, decision)
+            .await
+            .unwrap_or_else(|e| panic!("resuming `{interrupt}` (seed {seed:#x}): {e}"));
+    }
+
+    let mut seen = HashSet::new();
+    for (agent, server) in &servers {
+        let state = server.state().await.unwrap();
+        assert_eq!(
+            (state.requests_run, state.decisions_run),
+            (PENDING, PENDING),
+            "agent {agent}: every action ran once"
+        );
+        let mut decided: Vec<u32> = state.decisions.iter().map(|(item, _)| *item).collect();
+        decided.sort_unstable();
+        let asked: Vec<u32> = (0..PENDING).map(|k| item(*agent, k)).collect();
+        assert_eq!(decided, asked, "agent {agent} got exactly its own answers");
+        for (item, approved) in &state.decisions {
+            assert_eq!(
+                *approved,
+                !item.is_multiple_of(3),
+                "the answer for item {item} is its own"
+            );
+            assert!(seen.insert(*item), "item {item} decided twice");
+        }
+        assert!(server.interrupts().await.unwrap().is_empty());
+    }
+
+    // An answered id stays answered, after a thaw too.
+    let (agent, interrupt, item) = &answers[0];
+    servers[agent].stop().await;
+    let thawed = AgentServer::<Refunds>::thaw(&*store, &id(*agent), options.clone())
+        .await
+        .unwrap();
+    let error = thawed
+        .resume(
+            interrupt,
+            Decision {
+                item: *item,
+                approve: true,
+            },
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            &error,
+            ServerError::Interrupt { error, .. } if matches!(**error, InterruptError::AlreadyAnswered { .. })
+        ),
+        "{error:?}"
+    );
+}

@@ -1,0 +1,25 @@
+use stratagem::prelude::*;
+
+#[agent(strategy = Fsm, transitions {
+    initial Open
+    terminal Closed
+    interrupt approval(Request) -> Decision
+    Open on request ask approval
+    Open -> Closed on close
+})]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Refunds {}
+
+#[derive(Serialize)]
+struct Request {}
+
+impl From<&Refunds> for Request {
+    fn from(_: &Refunds) -> Self {
+        Request {}
+    }
+}
+
+#[derive(Deserialize)]
+struct Decision {}
+
+fn main() {}
