@@ -24,6 +24,7 @@ pub mod http;
 pub mod inspect;
 pub mod instruction;
 pub mod interrupt;
+pub mod journal;
 pub mod params;
 pub mod plugin;
 pub mod quote;

@@ -78,6 +78,7 @@ pub struct Options {
     pub(crate) models: Option<crate::ai::ModelTable>,
     pub(crate) record_model_content: bool,
     pub(crate) checkpoint_store: Option<Arc<dyn crate::store::Store>>,
+    pub(crate) journal: Option<crate::journal::JournalOptions>,
 }
 
 impl Options {
@@ -109,6 +110,7 @@ impl Options {
             models: None,
             record_model_content: false,
             checkpoint_store: None,
+            journal: None,
         }
     }
 
@@ -192,6 +194,15 @@ impl Options {
     #[must_use]
     pub fn record_model_content(mut self, record: bool) -> Self {
         self.record_model_content = record;
+        self
+    }
+
+    /// Journals every input of the agents started with these options (not their children) to
+    /// a store, for exact replay and time travel (see [`journal`](crate::journal)). Off by
+    /// default.
+    #[must_use]
+    pub fn journal(mut self, journal: crate::journal::JournalOptions) -> Self {
+        self.journal = Some(journal);
         self
     }
 
@@ -326,6 +337,7 @@ impl fmt::Debug for Options {
             .field("models", &self.models)
             .field("record_model_content", &self.record_model_content)
             .field("checkpoint_store", &self.checkpoint_store)
+            .field("journal", &self.journal)
             .finish()
     }
 }
