@@ -165,6 +165,23 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
         let body = guarded(&numbered(&row_index, &rows), &rt, &target);
         Some(quote!(__S::#s => #body))
     });
+    // `when done` rows, by the compound state whose completion fires them.
+    let done_arms: Vec<TokenStream> = states
+        .iter()
+        .filter_map(|state| {
+            let rows: Vec<&RowDef> = rows_of(&state.value)
+                .iter()
+                .copied()
+                .filter(|r| r.is_done())
+                .collect();
+            if rows.is_empty() {
+                return None;
+            }
+            let s = ident(&state.value, state.span);
+            let body = guarded(&numbered(&row_index, &rows), &rt, &target);
+            Some(quote!(__S::#s => #body))
+        })
+        .collect();
     let guard_error_arms = indexed.iter().filter_map(|(i, row)| {
         let guard = row.guard.as_ref()?;
         let name = path_text(&guard.value);
@@ -281,6 +298,23 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
         local("params"),
         local("row"),
     );
+    let done_fn = if done_arms.is_empty() {
+        TokenStream::new()
+    } else {
+        quote! {
+            #[allow(unreachable_patterns, unused_variables, unused_imports)]
+            fn done(#l_agent: &Self, #l_from: #state_ty) -> #rt::Step<#state_ty> {
+                use #state_ty as __S;
+                use #rt::Step as __Step;
+                use ::core::result::Result as __R;
+                let #l_params = &#private::serde_json::Value::Null;
+                match #l_from {
+                    #(#done_arms,)*
+                    _ => #rt::Step::Invalid,
+                }
+            }
+        }
+    };
     quote! {
         #[doc = #state_doc]
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -381,6 +415,8 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
                     _ => #rt::Step::Invalid,
                 }
             }
+
+            #done_fn
 
             #[inline]
             #[allow(unreachable_patterns)]
