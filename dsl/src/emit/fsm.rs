@@ -298,22 +298,29 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
         local("params"),
         local("row"),
     );
-    let done_fn = if done_arms.is_empty() {
-        TokenStream::new()
-    } else {
+    // `timeout` and `done`: the row a state takes by itself (its guards see `null` parameters).
+    let by_state = |name: &str, arms: &[TokenStream]| {
+        let name = format_ident!("{name}");
         quote! {
             #[allow(unreachable_patterns, unused_variables, unused_imports)]
-            fn done(#l_agent: &Self, #l_from: #state_ty) -> #rt::Step<#state_ty> {
+            fn #name(#l_agent: &Self, #l_from: #state_ty) -> #rt::Step<#state_ty> {
                 use #state_ty as __S;
                 use #rt::Step as __Step;
                 use ::core::result::Result as __R;
                 let #l_params = &#private::serde_json::Value::Null;
                 match #l_from {
-                    #(#done_arms,)*
+                    #(#arms,)*
                     _ => #rt::Step::Invalid,
                 }
             }
         }
+    };
+    let timeout_arms: Vec<TokenStream> = timeout_arms.collect();
+    let timeout_fn = by_state("timeout", &timeout_arms);
+    let done_fn = if done_arms.is_empty() {
+        TokenStream::new()
+    } else {
+        by_state("done", &done_arms)
     };
     quote! {
         #[doc = #state_doc]
@@ -404,17 +411,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
                 }
             }
 
-            #[allow(unreachable_patterns, unused_variables, unused_imports)]
-            fn timeout(#l_agent: &Self, #l_from: #state_ty) -> #rt::Step<#state_ty> {
-                use #state_ty as __S;
-                use #rt::Step as __Step;
-                use ::core::result::Result as __R;
-                let #l_params = &#private::serde_json::Value::Null;
-                match #l_from {
-                    #(#timeout_arms,)*
-                    _ => #rt::Step::Invalid,
-                }
-            }
+            #timeout_fn
 
             #done_fn
 
