@@ -89,6 +89,9 @@ pub mod guide {
     #[doc = include_str!("../docs/testing.md")]
     pub mod testing {}
 
+    #[doc = include_str!("../docs/durable.md")]
+    pub mod durable {}
+
     #[doc = include_str!("../docs/observability.md")]
     pub mod observability {}
 
