@@ -106,12 +106,24 @@ codes! {
     FSM_NESTED_TERMINAL = "E0315", "terminal state inside a compound state";
     /// `A -> local B` where `B` is not inside `A`.
     FSM_LOCAL_OUTSIDE = "E0316", "local transition to a state outside its source";
+    /// A parallel state without regions, or a child of one that is not a compound state.
+    FSM_EMPTY_REGION = "E0317", "region without states";
+    /// `initial` inside `parallel X { ... }`.
+    FSM_PARALLEL_INITIAL = "E0318", "initial state inside a parallel state";
+    /// A row from a state in one region to a state in a sibling region.
+    FSM_CROSS_REGION = "E0319", "row between parallel regions";
+    /// `final` at the top level, on a compound state, or with outgoing rows.
+    FSM_MISPLACED_FINAL = "E0320", "misplaced final state";
+    /// `when done` on a state that has no final state to complete with.
+    FSM_DONE_NEVER = "E0321", "`when done` row that can never fire";
     /// `ask x` where no `interrupt x(...) -> ...` is declared.
-    FSM_UNKNOWN_INTERRUPT = "E0317", "`ask` names an unknown interrupt";
+    FSM_UNKNOWN_INTERRUPT = "E0322", "`ask` names an unknown interrupt";
     /// An interrupt whose event no row takes: its answer would fire nothing.
-    FSM_UNANSWERED_INTERRUPT = "E0318", "interrupt with no row taking its answer";
+    FSM_UNANSWERED_INTERRUPT = "E0323", "interrupt with no row taking its answer";
     /// A route whose target is an interrupt's event: only `resume` answers an interrupt.
-    FSM_INTERRUPT_ROUTED = "E0319", "route fires an interrupt's answer";
+    FSM_INTERRUPT_ROUTED = "E0324", "route fires an interrupt's answer";
+    /// `ask` on a row of a machine with parallel regions (not supported yet).
+    FSM_INTERRUPT_IN_REGIONS = "E0325", "interrupt in a machine with parallel regions";
 
     /// `subtree X` naming no behavior.
     TREE_UNKNOWN_SUBTREE = "E0401", "unknown subtree";
@@ -133,6 +145,10 @@ codes! {
     TREE_TOO_DEEP = "E0409", "tree nested too deeply";
     /// A tree with more than [`crate::limits::TREE_NODES`] nodes once subtrees are inlined.
     TREE_TOO_LARGE = "E0410", "tree too large after inlining subtrees";
+    /// A tree's action argument that the action's parameters do not take (unknown name, wrong
+    /// type, a required one missing), or parameters that do not describe their fields. Found
+    /// by rustc evaluating generated checks, not by `check`.
+    TREE_ARGUMENT = "E0411", "action arguments do not fit the action's parameters";
 
     /// The same tool listed twice.
     DUPLICATE_TOOL = "E0501", "duplicate tool";
