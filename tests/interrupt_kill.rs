@@ -43,6 +43,14 @@ fn item(agent: u32, k: u32) -> u32 {
     agent * 10 + k
 }
 
+/// Parks agents in `store`. A `call` waits for its step's checkpoint, and a thousand agents
+/// share one file's fsyncs: on a busy machine that is slow, never wrong, so calls may wait.
+fn parking(store: Arc<RedbStore>) -> Options {
+    Options::default()
+        .checkpoint_store(store)
+        .call_timeout(std::time::Duration::from_secs(600))
+}
+
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -85,7 +93,7 @@ fn child(dir: &Path) {
     runtime().block_on(async {
         let store =
             Arc::new(RedbStore::open(dir.join("checkpoints.redb")).expect("the store opens"));
-        let options = Options::default().checkpoint_store(store);
+        let options = parking(store);
         let mut servers = Vec::new();
         for agent in 0..agents() {
             let server = AgentServer::start(Refunds::new().with_id(id(agent)), options.clone())
@@ -125,7 +133,7 @@ fn shuffle<T>(items: &mut [T], mut seed: u64) {
 
 async fn resume_all(dir: &Path) {
     let store = Arc::new(RedbStore::open(dir.join("checkpoints.redb")).expect("the store reopens"));
-    let options = Options::default().checkpoint_store(store.clone());
+    let options = parking(store.clone());
     let keys = store.keys().await.unwrap();
     assert_eq!(keys.len(), agents() as usize, "every agent was parked");
 
