@@ -23,6 +23,7 @@ pub mod exec;
 pub mod http;
 pub mod inspect;
 pub mod instruction;
+pub mod journal;
 pub mod params;
 pub mod plugin;
 pub mod quote;
