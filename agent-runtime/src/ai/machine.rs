@@ -9,8 +9,6 @@
 //! in call order once the whole round is in. Chain of Thought / Draft make one LLM call and
 //! parse the answer.
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
-
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -18,6 +16,7 @@ use crate::action::{ActionFn, Outcome};
 use crate::directive::Directive;
 use crate::error::{ActionError, AgentError, ErrorContext};
 use crate::instruction::Instruction;
+use crate::plugin::run_sync_tool;
 use crate::signal::Signal;
 use crate::snapshot::{Snapshot, Status};
 use crate::state_op::apply_ops;
@@ -610,20 +609,9 @@ impl<S: AiAgent> Machine<'_, S> {
         run: fn(&mut S, Value) -> Result<Outcome, ActionError>,
         params: Value,
     ) -> Result<Option<Value>, String> {
-        let mut draft = self.state.clone();
-        let outcome = match catch_unwind(AssertUnwindSafe(|| run(&mut draft, params))) {
-            Ok(Ok(outcome)) => outcome,
-            Ok(Err(e)) => return Err(e.message().to_string()),
-            Err(payload) => {
-                return Err(ActionError::panicked(name, payload.as_ref())
-                    .message()
-                    .to_string());
-            }
-        };
-        apply_ops(&mut draft, &outcome.ops).map_err(|e| e.message().to_string())?;
-        *self.state = draft;
-        self.out.extend(outcome.directives);
-        Ok(outcome.reply.map(|r| *r))
+        let (reply, directives) = run_sync_tool(self.state, name, run, params)?;
+        self.out.extend(directives);
+        Ok(reply)
     }
 
     fn completion(&mut self, instruction: Instruction) {

@@ -7,7 +7,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use serde_json::Value;
 
-use crate::action::{ActionFn, ActionSpec};
+use crate::action::{ActionFn, ActionSpec, Outcome};
 use crate::agent::AgentSpec;
 use crate::ai::schema;
 use crate::directive::Directive;
@@ -111,19 +111,32 @@ impl<S: AgentSpec> PluginTools for AgentTools<'_, S> {
             ));
         };
         let mut state = self.state.borrow_mut();
-        let mut draft = (**state).clone();
-        let outcome = match catch_unwind(AssertUnwindSafe(|| run(&mut draft, arguments))) {
-            Ok(Ok(outcome)) => outcome,
-            Ok(Err(e)) => return Err(e.message().to_string()),
-            Err(payload) => {
-                return Err(ActionError::panicked(name, payload.as_ref())
-                    .message()
-                    .to_string());
-            }
-        };
-        apply_ops(&mut draft, &outcome.ops).map_err(|e| e.message().to_string())?;
-        **state = draft;
-        self.out.borrow_mut().extend(outcome.directives);
-        Ok(outcome.reply.map(|r| *r))
+        let (reply, directives) = run_sync_tool(&mut **state, name, run, arguments)?;
+        self.out.borrow_mut().extend(directives);
+        Ok(reply)
     }
+}
+
+/// Runs a sync action as a tool on a draft of `state`, kept only when the action and its
+/// state operations succeed: its reply and directives, or what went wrong (as a model should
+/// hear it). AI strategies and plugin tools both run tools this way.
+pub(crate) fn run_sync_tool<S: AgentSpec>(
+    state: &mut S,
+    name: &str,
+    run: fn(&mut S, Value) -> Result<Outcome, ActionError>,
+    params: Value,
+) -> Result<(Option<Value>, Vec<Directive>), String> {
+    let mut draft = state.clone();
+    let outcome = match catch_unwind(AssertUnwindSafe(|| run(&mut draft, params))) {
+        Ok(Ok(outcome)) => outcome,
+        Ok(Err(e)) => return Err(e.message().to_string()),
+        Err(payload) => {
+            return Err(ActionError::panicked(name, payload.as_ref())
+                .message()
+                .to_string());
+        }
+    };
+    apply_ops(&mut draft, &outcome.ops).map_err(|e| e.message().to_string())?;
+    *state = draft;
+    Ok((outcome.reply.map(|r| *r), outcome.directives))
 }
