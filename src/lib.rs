@@ -40,7 +40,7 @@
 
 #![forbid(unsafe_code)]
 
-pub use agent_macros::{action, agent, bt};
+pub use agent_macros::{Params, action, agent, bt};
 pub use agent_runtime::*;
 
 /// Includes the Rust that `agent_dsl::Builder` generated from `agents/<name>.agent` into
@@ -105,9 +105,10 @@ pub mod guide {
 
 /// Everything an agent definition usually needs.
 pub mod prelude {
-    pub use agent_macros::{action, agent, bt};
+    pub use agent_macros::{Params, action, agent, bt};
     pub use agent_runtime::ai::{AiRunner, ModelTable, ScriptedModel};
     pub use agent_runtime::bt;
+    pub use agent_runtime::bt::Params;
     pub use agent_runtime::server::{AgentServer, ErrorPolicy, Options};
     pub use agent_runtime::{
         Action, ActionError, Agent, AgentSpec, BehaviorTree, Direct, Directive, Fsm, Instruction,
