@@ -731,3 +731,72 @@ async fn ask_thinker(
     let out = agent.handle_signal(&signal);
     runner.settle(agent, out).await
 }
+
+#[tokio::test]
+async fn in_the_server_planning_reasoning_and_embedding_recall_answer() {
+    let plan = json!({"goal": "g", "steps": [{"id": 1, "title": "t", "description": "d", "depends_on": []}]});
+    let script = ScriptedModel::new()
+        .when("Make a plan", plan.to_string())
+        .when("2+2", "Step 1: add\nConclusion: 4");
+    let options = Options::default().models(models(Arc::new(script.clone())));
+    let server = AgentServer::start(Desk::new(), options).await.unwrap();
+    let mut events = server.subscribe();
+    server
+        .call(Signal::new(
+            "retrieval.upsert",
+            json!({"memories": [{"id": "a", "text": "the door code is 1234"}, {"id": "b", "text": "lunch at noon"}]}),
+        ))
+        .await
+        .unwrap();
+    for signal in [
+        Signal::new("planning.plan", json!({"goal": "ship"})),
+        Signal::new(
+            "reasoning.cot.run",
+            json!({"query": "2+2?", "request_id": "q"}),
+        ),
+    ] {
+        server.call(signal).await.unwrap();
+    }
+    let mut seen = std::collections::BTreeMap::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while seen.len() < 2 {
+        let signal = tokio::time::timeout_at(deadline, events.recv())
+            .await
+            .expect("the answers arrive")
+            .unwrap();
+        if signal.signal_type == PLANNED || signal.signal_type == "ai.request.completed" {
+            seen.insert(signal.signal_type.clone(), signal);
+        }
+    }
+    let planned: Plan = Planning::read(&seen[PLANNED]).unwrap();
+    assert_eq!(planned.steps.len(), 1);
+    assert_eq!(seen["ai.request.completed"].data["answer"], "4");
+    // The memories' embeddings arrived in the server too: recall ranks by them.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        server
+            .call(Signal::new(
+                "retrieval.recall",
+                json!({"query": "what is the door code", "top_k": 1}),
+            ))
+            .await
+            .unwrap();
+        let recalled = loop {
+            let signal = tokio::time::timeout_at(deadline, events.recv())
+                .await
+                .expect("a recall answer")
+                .unwrap();
+            if signal.signal_type == "retrieval.recalled" {
+                break signal;
+            }
+        };
+        if recalled.data["memories"]
+            .as_array()
+            .is_some_and(|m| !m.is_empty())
+        {
+            assert_eq!(recalled.data["ranking"], "embedding");
+            assert_eq!(recalled.data["memories"][0]["id"], "a");
+            break;
+        }
+    }
+}
