@@ -223,13 +223,29 @@ async fn signals_emitted_while_handling_a_traced_signal_carry_its_trace_context(
         .expect("the request started");
     assert_eq!(started.extensions["traceparent"], TRACEPARENT);
     assert_eq!(started.extensions["tracestate"], "congo=t61rcWkgMzE");
-    let traced = spans
-        .named("signal")
-        .into_iter()
-        .filter(|s| s.fields.get("traceparent").map(String::as_str) == Some(TRACEPARENT))
-        .count();
+    // The model's answers and the async tool's completion continue the request's trace, so
+    // what the agent emits after them (the request's end) carries it too.
+    let completed = emitted
+        .iter()
+        .find(|s| s.signal_type == "ai.request.completed")
+        .expect("the request completed");
+    assert_eq!(completed.extensions["traceparent"], TRACEPARENT);
+    assert_eq!(completed.extensions["tracestate"], "congo=t61rcWkgMzE");
+    let traced = |name: &str| {
+        spans
+            .named(name)
+            .into_iter()
+            .map(|s| s.fields.get("traceparent").cloned())
+            .collect::<Vec<_>>()
+    };
     assert_eq!(
-        traced, 1,
-        "the handling span records the incoming traceparent"
+        traced("signal"),
+        vec![Some(TRACEPARENT.to_string()); 3],
+        "the query and both model answers are handled in its trace"
+    );
+    assert_eq!(
+        traced("completion"),
+        [Some(TRACEPARENT.to_string())],
+        "the async tool's completion is handled in its trace"
     );
 }

@@ -77,6 +77,8 @@ pub(super) struct InFlight {
     pub(super) instruction: Instruction,
     pub(super) exec: ExecOptions,
     pub(super) abort: tokio::task::AbortHandle,
+    /// The trace context of the step that started it: its completion continues that trace.
+    pub(super) trace_context: Option<TraceContext>,
 }
 
 #[derive(Debug, Default)]

@@ -113,15 +113,22 @@ impl Core {
                 else {
                     return;
                 };
-                self.in_flight.remove(pos);
+                let started = self.in_flight.remove(pos);
                 let span = tracing::info_span!(
                     "completion",
                     agent = self.name(),
                     id = self.id(),
                     instruction = %completion.id,
                     action = %completion.action,
+                    traceparent = tracing::field::Empty,
                 );
                 let _entered = span.enter();
+                // The completion continues the trace of the signal that started the action:
+                // what it emits carries that `traceparent`.
+                self.trace_context = started.trace_context;
+                if let Some(context) = &self.trace_context {
+                    span.record("traceparent", context.traceparent());
+                }
                 let action = self.watched().then(|| completion.action.clone());
                 let directives = self.guarded("cmd", |agent| agent.cmd(vec![completion]));
                 self.observe(
@@ -131,6 +138,7 @@ impl Core {
                     &directives,
                 );
                 self.execute(directives);
+                self.trace_context = None;
                 self.after_step();
             }
             Internal::Llm(outcome) => self.on_llm_reply(outcome),
