@@ -195,10 +195,7 @@ async fn an_async_completion_continues_the_trace_of_the_signal_that_started_it()
     server.call(traced).await.unwrap();
     // Untraced steps in between neither lose nor take the started action's context.
     let untraced = json!({"sleep_ms": 2000, "value": 2, "emit": "fetch.untraced"});
-    server
-        .call(signal("worker.fetch", untraced))
-        .await
-        .unwrap();
+    server.call(signal("worker.fetch", untraced)).await.unwrap();
     server
         .call(signal("worker.count", json!({})))
         .await
@@ -210,8 +207,5 @@ async fn an_async_completion_continues_the_trace_of_the_signal_that_started_it()
     assert_eq!(first.extensions["tracestate"], "congo=t61rcWkgMzE");
     let second = events.recv().await.unwrap();
     assert_eq!(second.signal_type, "fetch.untraced");
-    assert!(
-        !second.extensions.contains_key("traceparent"),
-        "{second:?}"
-    );
+    assert!(!second.extensions.contains_key("traceparent"), "{second:?}");
 }
