@@ -282,6 +282,6 @@ impl Core {
         if let Some(context) = &call.trace_context {
             context.apply_to(&mut signal);
         }
-        self.step_signal("llm", &signal, false);
+        self.step_signal("llm", signal, false);
     }
 }

@@ -34,12 +34,12 @@ impl Core {
             match kind {
                 TimerKind::Signal(signal) => {
                     self.stats.timers_fired += 1;
-                    self.step_signal("timer", &signal, false);
+                    self.step_signal("timer", signal, false);
                 }
                 TimerKind::Cron(id) => {
                     if let Some(signal) = self.cron_fired(&id) {
                         self.stats.timers_fired += 1;
-                        self.step_signal("cron", &signal, false);
+                        self.step_signal("cron", signal, false);
                     }
                 }
                 TimerKind::Tick => {
@@ -168,7 +168,7 @@ impl Core {
                     .next()
                     .is_some()
                 {
-                    self.step_signal("child", &signal, false);
+                    self.step_signal("child", signal, false);
                 } else {
                     tracing::debug!(
                         agent = self.name(),
