@@ -1,6 +1,7 @@
 //! A media player as a statechart: `On` is a superstate whose rows apply wherever playback is,
-//! a sleep timer on `On` runs while the player moves between its states, and deep history
-//! resumes exactly where playback was when the player was switched off.
+//! with two parallel regions (the `Deck` plays, pauses and stops while `Sound` is muted or
+//! not, independently), a sleep timer on `On` runs while the player moves inside it, and deep
+//! history resumes both regions exactly where they were when the player was switched off.
 //!
 //! Run it with `cargo run --example media_player`. It runs on the agent server under tokio's
 //! paused clock, so the 30-minute sleep timer takes no time at all.
@@ -19,19 +20,26 @@ use stratagem::prelude::*;
         exit On do power_off
         Off -> On on power
         Off -> Resume on resume
-        state On {
-            initial Stopped
+        parallel On {
             history deep Resume
             On -> Off on power
             On -> Off after 30m
             On on volume do set_volume
-            Stopped -> Playback on play do load_track
-            state Playback {
-                initial Playing
-                Playback -> Stopped on stop
-                Playing -> Paused on pause
-                Paused -> Playing on play
-                Playing on next do skip_track
+            state Deck {
+                initial Stopped
+                Stopped -> Playback on play do load_track
+                state Playback {
+                    initial Playing
+                    Playback -> Stopped on stop
+                    Playing -> Paused on pause
+                    Paused -> Playing on play
+                    Playing on next do skip_track
+                }
+            }
+            state Sound {
+                initial Audible
+                Audible -> Muted on mute
+                Muted -> Audible on mute
             }
         }
     },
@@ -43,6 +51,7 @@ use stratagem::prelude::*;
         "player.stop" => stop
         "player.next" => next
         "player.volume" => volume
+        "player.mute" => mute
     }
 )]
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -101,7 +110,7 @@ fn skip_track(player: &mut Player) {
 }
 
 fn show(label: &str, snapshot: &Snapshot) {
-    println!("  {label:<34} state={}", snapshot.details["state"]);
+    println!("  {label:<34} active={}", snapshot.details["active"]);
 }
 
 #[tokio::main(flavor = "current_thread", start_paused = true)]
@@ -126,10 +135,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         &call("player.volume", json!({ "level": 7 })).await?.snapshot,
     );
     show("pause", &call("player.pause", json!({})).await?.snapshot);
+    show(
+        "mute (the Sound region only)",
+        &call("player.mute", json!({})).await?.snapshot,
+    );
     let outcome = call("player.power", json!({})).await?;
     show("power (On's row, from Paused)", &outcome.snapshot);
 
-    println!("2. Deep history resumes where playback was");
+    println!("2. Deep history resumes both regions where they were");
     show("resume", &call("player.resume", json!({})).await?.snapshot);
     let state = server.state().await?;
     println!(

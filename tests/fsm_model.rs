@@ -293,7 +293,7 @@ impl Reference {
                 Trigger::After(d) => {
                     Some((u128::from(d.value.0), self.state.clone(), self.generation))
                 }
-                Trigger::Event(_) => None,
+                Trigger::Event(_) | Trigger::Done(_) => None,
             })
     }
 

@@ -627,6 +627,8 @@ pub trait DynAgent: Send + Sync + fmt::Debug {
     fn status(&self) -> Status;
     /// The agent as checkpoint JSON.
     fn to_json(&self) -> Result<Value, serde_json::Error>;
+    /// The stable hash of the agent (what the journal records after each step).
+    fn state_hash(&self) -> crate::journal::StateHash;
     /// Runs the async action an instruction names against a snapshot of the state, with the
     /// execution policy (timeout, retries, backoff). The future owns everything it needs.
     fn execute(
@@ -689,6 +691,9 @@ impl<S: AgentSpec> DynAgent for Agent<S> {
     }
     fn to_json(&self) -> Result<Value, serde_json::Error> {
         serde_json::to_value(self)
+    }
+    fn state_hash(&self) -> crate::journal::StateHash {
+        crate::journal::StateHash::of(self)
     }
     fn execute(
         &self,

@@ -96,7 +96,7 @@ impl Instruction {
     /// An instruction for the named action with JSON parameters and a fresh id.
     pub fn new(action: impl Into<String>, params: Value) -> Self {
         Instruction {
-            id: uuid::Uuid::now_v7().to_string(),
+            id: crate::journal::context::fresh_id(),
             action: action.into(),
             params,
             deadline: None,

@@ -23,6 +23,7 @@ pub mod exec;
 pub mod http;
 pub mod inspect;
 pub mod instruction;
+pub mod journal;
 pub mod params;
 pub mod plugin;
 pub mod quote;
@@ -66,6 +67,10 @@ pub mod __private {
     pub use serde_json;
     pub use std::sync::OnceLock;
     pub use std::time::Duration;
+
+    pub use crate::bt::arg_check::{
+        ArgProblem, ParamsOf, ParamsShape, check_arg, check_required, shape as params_shape,
+    };
 
     /// What `#[action]` checks its parameter type against: a type that is not `Deserialize`
     /// and `JsonSchema` is reported with this explanation, at the parameter.

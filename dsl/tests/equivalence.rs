@@ -309,3 +309,76 @@ fn a_statechart_file_formats_to_itself_and_keeps_its_meaning() {
     let after = syntax::parse(FileId(0), &formatted).unwrap().agents;
     assert_eq!(before, after);
 }
+
+/// A statechart with parallel regions and completion, written once for both hosts.
+macro_rules! washer_machine {
+    ($($body:tt)*) => {
+        const WASHER_BODY: &str = stringify!($($body)*);
+        fn washer_from_macro() -> AgentDef {
+            let attr = quote! { strategy = Fsm, transitions { $($body)* } };
+            let item: syn::Item = syn::parse_quote! { struct Washer; };
+            tokens::agent(attr, &item).expect("the macro input parses")
+        }
+    };
+}
+
+washer_machine! {
+    initial Idle
+    Idle -> Running on start
+    Idle -> Back on resume
+    parallel Running {
+        history deep Back
+        Running -> Idle on stop
+        state Wash {
+            initial Filling
+            Filling -> Rinsed on next
+            final Rinsed
+        }
+        state Dry {
+            initial Cold
+            Cold -> Dried on next if warm do heat
+            final Dried
+        }
+    }
+    Running -> Idle when done do report
+}
+
+#[test]
+fn parallel_regions_build_the_same_model_and_code_in_both_front_ends() {
+    let text = format!("agent Washer {{ strategy fsm {{ {WASHER_BODY} }} }}");
+    let mut file = syntax::parse(FileId(0), &text).expect("the file parses");
+    let mut file = file.agents.remove(0);
+    file.state = StateDef::External;
+    let from_macro = washer_from_macro();
+    assert_eq!(file, from_macro);
+    let agent_dsl::model::StrategyDef::Fsm(fsm) = from_macro.strategy.get().unwrap() else {
+        panic!("not an FSM")
+    };
+    assert_eq!(fsm.compounds.iter().filter(|c| c.parallel).count(), 1);
+    assert_eq!(fsm.finals.len(), 2);
+    assert!(fsm.rows.iter().any(|r| r.is_done()));
+    check::agent(&from_macro).expect("the statechart checks");
+    let code = emit::agent(&from_macro).to_string();
+    assert_eq!(emit::agent(&file).to_string(), code);
+    assert!(code.contains("const PARALLEL : bool = true"), "{code}");
+
+    let formatted = syntax::format::format(FileId(0), &text).expect("formats");
+    assert!(
+        formatted.contains("        parallel Running {\n            history deep Back\n"),
+        "{formatted}"
+    );
+    assert!(
+        formatted.contains("                final Rinsed\n"),
+        "{formatted}"
+    );
+    assert!(
+        formatted.contains("        Running -> Idle when done do report\n"),
+        "{formatted}"
+    );
+    assert_eq!(
+        syntax::format::format(FileId(0), &formatted).unwrap(),
+        formatted
+    );
+    let after = syntax::parse(FileId(0), &formatted).unwrap().agents;
+    assert_eq!(after.len(), 1);
+}

@@ -23,6 +23,7 @@
 mod adaptive;
 mod aot;
 mod ask;
+mod cassette;
 mod event_stream;
 mod got;
 mod hooks;
@@ -58,6 +59,7 @@ mod tests;
 pub use adaptive::{AdaptiveChoice, Complexity, choose as choose_strategy};
 pub use aot::{AOT_PROMPT, algorithm_of_thoughts};
 pub use ask::{AiAnswer, AiRunner, AskError};
+pub use cassette::{Cassette, CassetteError, CassetteRecorder, Interaction, RecordedReply};
 pub use event_stream::{EventStreamError, EventStreamLimits, EventStreamParser, ServerSentEvent};
 pub use got::{
     Edge, EdgeKind, GOT_AGGREGATION_PROMPT, GOT_CONNECTION_PROMPT, GOT_GENERATION_PROMPT,

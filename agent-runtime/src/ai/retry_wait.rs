@@ -29,6 +29,12 @@ pub(crate) fn wait_before_retry(
 
 /// A uniform draw from the standard library's per-process random hash keys (no extra crate).
 pub(crate) fn random_draw() -> u64 {
+    // Inside a journaled step the draw is a function of the step, so a replay draws the same.
+    if let Some(id) = crate::journal::context::next_id() {
+        let mut hasher = std::hash::DefaultHasher::new();
+        hasher.write(id.as_bytes());
+        return hasher.finish();
+    }
     let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
     hasher.write_u128(
         SystemTime::now()

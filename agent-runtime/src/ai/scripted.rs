@@ -1,6 +1,7 @@
 //! A scripted model for tests and offline examples: it answers from a script instead of a
 //! network, and drives the real strategies, runner, tools and server.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -8,6 +9,9 @@ use futures::future::BoxFuture;
 use futures::stream::{self, BoxStream, StreamExt};
 use serde_json::Value;
 
+use crate::journal::StateHash;
+
+use super::cassette::{Interaction, RecordedReply, first_difference, replay_deltas};
 use super::model::{
     LanguageModel, LlmDelta, LlmError, LlmErrorKind, LlmRequest, LlmResponse, ToolCall, Usage,
     deltas_of,
@@ -22,6 +26,8 @@ enum Reply {
         calls: Vec<(String, Value)>,
     },
     Fail(String),
+    /// A cassette's call: the request must equal the recorded one.
+    Recorded(Box<Interaction>),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -35,6 +41,8 @@ struct Turn {
 struct Progress {
     next: usize,
     requests: Vec<LlmRequest>,
+    /// Recorded turns after `next` already answered (a concurrent request came early).
+    taken: BTreeSet<usize>,
 }
 
 /// A model that answers from a script.
@@ -72,6 +80,9 @@ pub struct ScriptedModel {
     pending_say: Option<String>,
     looping: bool,
     latency: Duration,
+    /// Recorded turns by the hash of what is compared of their request, to find the one a
+    /// request that came out of order belongs to without scanning.
+    recorded: Arc<BTreeMap<StateHash, Vec<usize>>>,
 }
 
 /// A script that does not parse.
@@ -152,6 +163,16 @@ impl ScriptedModel {
             };
         }
         Ok(model)
+    }
+
+    /// A turn played back from a cassette.
+    pub(crate) fn recorded(mut self, interaction: Interaction) -> Self {
+        let index = self.turns.len();
+        Arc::make_mut(&mut self.recorded)
+            .entry(compared(&interaction.request))
+            .or_default()
+            .push(index);
+        self.push(Reply::Recorded(Box::new(interaction)))
     }
 
     fn push(mut self, reply: Reply) -> Self {
@@ -245,8 +266,11 @@ impl ScriptedModel {
 
     /// How many turns are left.
     pub fn remaining(&self) -> usize {
-        let next = self.lock().next;
-        self.turns.len().saturating_sub(next)
+        let progress = self.lock();
+        // Turns taken out of order lie after `next`.
+        self.turns
+            .len()
+            .saturating_sub(progress.next + progress.taken.len())
     }
 
     /// The requests received so far, in order.
@@ -269,7 +293,7 @@ impl ScriptedModel {
         self.progress.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn next_reply(&self, request: &LlmRequest) -> Result<LlmResponse, LlmError> {
+    fn next_reply(&self, request: &LlmRequest) -> Result<Answer, LlmError> {
         let prompt = request.last_user_message().unwrap_or("");
         if let Some((_, reply)) = self
             .rules
@@ -284,6 +308,14 @@ impl ScriptedModel {
         let mut progress = self.lock();
         if self.looping && progress.next >= self.turns.len() {
             progress.next = 0;
+            progress.taken.clear();
+        }
+        loop {
+            let next = progress.next;
+            if !progress.taken.remove(&next) {
+                break;
+            }
+            progress.next += 1;
         }
         let index = progress.next;
         if !self.looping {
@@ -299,6 +331,30 @@ impl ScriptedModel {
                 ),
             ));
         };
+        if let Reply::Recorded(interaction) = &turn.reply
+            && let Some(difference) = first_difference(&interaction.request, request)
+        {
+            // A concurrent call may have come before the one recorded first.
+            let later = self.recorded.get(&compared(request)).and_then(|turns| {
+                turns.iter().copied().find(|&i| {
+                    i > index
+                        && !progress.taken.contains(&i)
+                        && matches!(&self.turns[i].reply, Reply::Recorded(r) if first_difference(&r.request, request).is_none())
+                })
+            });
+            let Some(later) = later else {
+                return Err(LlmError::new(
+                    LlmErrorKind::Script,
+                    format!(
+                        "the request does not match the cassette: its call {} {difference}; record the cassette again if the change is intended",
+                        index + 1
+                    ),
+                ));
+            };
+            progress.taken.insert(later);
+            drop(progress);
+            return respond(&self.turns[later].reply, request, later);
+        }
         if let Some(expected) = &turn.expect {
             let got = request.last_user_message().unwrap_or("");
             if got != expected {
@@ -317,11 +373,38 @@ impl ScriptedModel {
     }
 }
 
+/// A scripted answer, with the deltas to stream when they were recorded.
+struct Answer {
+    response: LlmResponse,
+    deltas: Option<Vec<LlmDelta>>,
+}
+
+/// What a cassette compares of a request, hashed: everything but the model id.
+fn compared(request: &LlmRequest) -> StateHash {
+    StateHash::of(&(
+        &request.messages,
+        &request.tools,
+        &request.tool_choice,
+        request.temperature,
+        request.max_tokens,
+    ))
+}
+
 /// The response to `request` a scripted reply makes, with a usage estimate (4 bytes a token).
-fn respond(reply: &Reply, request: &LlmRequest, index: usize) -> Result<LlmResponse, LlmError> {
+fn respond(reply: &Reply, request: &LlmRequest, index: usize) -> Result<Answer, LlmError> {
     let prompt_chars: usize = request.messages.iter().map(|m| m.content.len()).sum();
     let response = match reply {
         Reply::Fail(reason) => return Err(LlmError::new(LlmErrorKind::Other, reason.clone())),
+        Reply::Recorded(interaction) => {
+            let deltas = replay_deltas(&interaction.reply)?;
+            let RecordedReply::Response { response, .. } = &interaction.reply else {
+                unreachable!("`replay_deltas` fails for a recorded error");
+            };
+            return Ok(Answer {
+                response: response.clone(),
+                deltas: Some(deltas),
+            });
+        }
         Reply::Answer(text) => LlmResponse::text(text.clone()),
         Reply::Calls { text, calls } => LlmResponse::tool_calls(
             text.clone(),
@@ -338,13 +421,16 @@ fn respond(reply: &Reply, request: &LlmRequest, index: usize) -> Result<LlmRespo
     };
     let completion = (response.text.len() / 4) as u64 + 1;
     let prompt = (prompt_chars / 4) as u64 + 1;
-    Ok(LlmResponse {
-        usage: Usage {
-            prompt_tokens: prompt,
-            completion_tokens: completion,
-            total_tokens: prompt + completion,
+    Ok(Answer {
+        response: LlmResponse {
+            usage: Usage {
+                prompt_tokens: prompt,
+                completion_tokens: completion,
+                total_tokens: prompt + completion,
+            },
+            ..response
         },
-        ..response
+        deltas: None,
     })
 }
 
@@ -359,7 +445,7 @@ impl LanguageModel for ScriptedModel {
     }
 
     fn generate(&self, request: LlmRequest) -> BoxFuture<'static, Result<LlmResponse, LlmError>> {
-        let reply = self.next_reply(&request);
+        let reply = self.next_reply(&request).map(|answer| answer.response);
         let latency = self.latency;
         Box::pin(async move {
             if !latency.is_zero() {
@@ -372,12 +458,26 @@ impl LanguageModel for ScriptedModel {
     /// Streams the scripted answer in small pieces: text in chunks of a few characters, each
     /// tool call's arguments split in two, as real providers do.
     fn stream(&self, request: LlmRequest) -> BoxStream<'static, Result<LlmDelta, LlmError>> {
-        let answer = self.generate(request);
+        let reply = self.next_reply(&request);
+        let latency = self.latency;
+        let answer = async move {
+            if !latency.is_zero() {
+                tokio::time::sleep(latency).await;
+            }
+            reply
+        };
         stream::once(answer)
             .flat_map(|reply| {
                 let deltas: Vec<Result<LlmDelta, LlmError>> = match reply {
                     Err(e) => vec![Err(e)],
-                    Ok(response) => split(deltas_of(&response)).into_iter().map(Ok).collect(),
+                    // A cassette's call streams as it was recorded.
+                    Ok(Answer {
+                        deltas: Some(deltas),
+                        ..
+                    }) => deltas.into_iter().map(Ok).collect(),
+                    Ok(Answer { response, .. }) => {
+                        split(deltas_of(&response)).into_iter().map(Ok).collect()
+                    }
                 };
                 stream::iter(deltas)
             })

@@ -19,7 +19,8 @@ pub struct HostClock;
 
 impl Clock for HostClock {
     fn now(&self) -> Duration {
-        let wall = crate::server::clock::now();
+        // Inside a journaled step, the time the step was taken at (a replay reads the same).
+        let wall = crate::journal::context::step_time().unwrap_or_else(crate::server::clock::now);
         Duration::from_millis(u64::try_from(wall.timestamp_millis()).unwrap_or(0))
     }
 }

@@ -15,6 +15,8 @@ use crate::agent::DynAgent;
 use crate::directive::Directive;
 use crate::error::{ActionError, AgentError, ErrorContext};
 use crate::instruction::{ExecOptions, Instruction};
+use crate::journal::Input;
+use crate::journal::recorder::Recorder;
 use crate::route::Router;
 use crate::signal::{Signal, TraceContext};
 use crate::snapshot::{Snapshot, Status};
@@ -118,15 +120,19 @@ pub(super) struct Core {
     /// `Error` directives of the `cmd` a `call` is waiting for that are still to be executed:
     /// the caller gets them in its outcome, so they are logged at debug, not at error.
     pub(super) errors_for_caller: usize,
+    /// The input journal, when `Options::journal` is set (boxed: off costs one pointer).
+    pub(super) journal: Option<Box<Recorder>>,
 }
 
 /// Validates and starts an agent's task. Returns its handle and a receiver that fires once
-/// `init` (and a restore) have run.
+/// `init` (and a restore) have run. `journal_end` is where the agent's stored journal ends,
+/// when it is journaled (`None` inside: no journal yet).
 pub(crate) fn spawn(
     agent: Box<dyn DynAgent>,
     options: Arc<Options>,
     parent: Option<ParentLink>,
     restore: Option<Restore>,
+    journal_end: Option<Option<u64>>,
 ) -> Result<(AgentRef, oneshot::Receiver<()>), ServerError> {
     options
         .validate()
@@ -170,7 +176,12 @@ pub(crate) fn spawn(
         exited: Notify::new(),
     });
     let (tx, rx) = mpsc::unbounded_channel();
+    let journal = match (&options.journal, journal_end) {
+        (Some(journal), Some(end)) => Some(Box::new(Recorder::start(journal, &*agent, end))),
+        _ => None,
+    };
     let core = Core {
+        journal,
         tick_interval: agent
             .tick_interval()
             .unwrap_or(options.tick_interval)
@@ -245,6 +256,9 @@ async fn run(
                 None => core.request_stop(StopReason::HandlesDropped),
             },
         }
+        if let Some(journal) = &mut core.journal {
+            journal.flush();
+        }
     }
     core.shutdown(rx).await;
 }
@@ -274,7 +288,12 @@ impl Core {
     fn start(&mut self, restore: Option<Restore>) {
         let span = tracing::info_span!("init", agent = self.name(), id = self.id());
         let _entered = span.enter();
+        let scope = self.journal.as_mut().map(|journal| journal.begin());
         let directives = self.guarded("init", |agent| agent.init());
+        drop(scope);
+        if let Some(journal) = &mut self.journal {
+            journal.record(Input::Init, &*self.agent);
+        }
         self.observe(|| Cause::Init, &directives);
         self.execute(directives);
         if let Some(restore) = restore {
@@ -437,12 +456,21 @@ impl Core {
             span.record("traceparent", context.traceparent());
         }
         let router = self.router.get();
+        let scope = self.journal.as_mut().map(|journal| journal.begin());
         let directives = guarded(
             &mut self.agent,
             self.options.isolate_strategy_panics,
             "cmd",
             |agent| agent.handle_signal_with(router, &signal),
         );
+        drop(scope);
+        if let Some(journal) = &mut self.journal {
+            let input = Input::Signal {
+                origin: origin.into(),
+                signal: Box::new(signal.clone()),
+            };
+            journal.record(input, &*self.agent);
+        }
         // The signal is not needed after the step: a watcher gets it without a copy.
         self.observe(
             move || Cause::Signal {

@@ -270,7 +270,7 @@ impl Core {
             )
         })?;
         let link = ParentLink::new(self.self_tx.clone(), self.shared.clone(), tag.clone());
-        let (handle, _ready) = spawn(agent, self.options.clone(), Some(link), None)
+        let (handle, _ready) = spawn(agent, self.options.clone(), Some(link), None, None)
             .map_err(|e| failed("spawn_agent", format!("child `{tag}`: {e}")))?;
         tracing::debug!(
             agent = self.name(),

@@ -537,7 +537,18 @@ impl<S: AgentSpec> AgentServer<S> {
         options: Options,
         restore: Option<Restore>,
     ) -> Result<Self, ServerError> {
-        let (inner, ready) = spawn(Box::new(agent), Arc::new(options), None, restore)?;
+        // A journaled agent's new run continues after what its journal already holds.
+        let journal_end = match &options.journal {
+            Some(journal) => Some(journal.store.journal_end(agent.id()).await?),
+            None => None,
+        };
+        let (inner, ready) = spawn(
+            Box::new(agent),
+            Arc::new(options),
+            None,
+            restore,
+            journal_end,
+        )?;
         // `init` and a restore run before the first signal; wait so the caller sees their
         // effects (timers armed, children started).
         let _ = ready.await;

@@ -77,6 +77,7 @@ pub struct Options {
     pub(crate) transports: Vec<Arc<dyn Transport>>,
     pub(crate) models: Option<crate::ai::ModelTable>,
     pub(crate) record_model_content: bool,
+    pub(crate) journal: Option<crate::journal::JournalOptions>,
 }
 
 impl Options {
@@ -107,6 +108,7 @@ impl Options {
             transports: Vec::new(),
             models: None,
             record_model_content: false,
+            journal: None,
         }
     }
 
@@ -179,6 +181,15 @@ impl Options {
     #[must_use]
     pub fn record_model_content(mut self, record: bool) -> Self {
         self.record_model_content = record;
+        self
+    }
+
+    /// Journals every input of the agents started with these options (not their children) to
+    /// a store, for exact replay and time travel (see [`journal`](crate::journal)). Off by
+    /// default.
+    #[must_use]
+    pub fn journal(mut self, journal: crate::journal::JournalOptions) -> Self {
+        self.journal = Some(journal);
         self
     }
 
@@ -312,6 +323,7 @@ impl fmt::Debug for Options {
             .field("transports", &self.transports)
             .field("models", &self.models)
             .field("record_model_content", &self.record_model_content)
+            .field("journal", &self.journal)
             .finish()
     }
 }

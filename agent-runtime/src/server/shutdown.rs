@@ -30,6 +30,10 @@ impl Core {
         .instrument(span.clone())
         .await;
         report.children.extend(late_children);
+        // Everything journaled is stored before anyone learns that the agent stopped.
+        if let Some(journal) = &mut self.journal {
+            journal.finish().instrument(span.clone()).await;
+        }
         span.in_scope(|| self.finish(report, &reason));
     }
 

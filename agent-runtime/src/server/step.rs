@@ -8,6 +8,7 @@ use tokio::sync::oneshot;
 use tokio::time::Instant;
 
 use crate::error::ActionError;
+use crate::journal::Input;
 use crate::signal::Signal;
 use crate::store::{Checkpoint, CheckpointError, CronEntry, PendingInstruction, PendingTimer};
 
@@ -47,7 +48,12 @@ impl Core {
                     self.stats.ticks += 1;
                     let span = tracing::info_span!("tick", agent = self.name(), id = self.id());
                     let _entered = span.enter();
+                    let scope = self.journal.as_mut().map(|journal| journal.begin());
                     let directives = self.guarded("tick", |agent| agent.tick());
+                    drop(scope);
+                    if let Some(journal) = &mut self.journal {
+                        journal.record(Input::Tick, &*self.agent);
+                    }
                     self.observe(|| Cause::Tick, &directives);
                     self.execute(directives);
                     self.after_step();
@@ -130,7 +136,16 @@ impl Core {
                     span.record("traceparent", context.traceparent());
                 }
                 let action = self.watched().then(|| completion.action.clone());
+                let input = self
+                    .journal
+                    .is_some()
+                    .then(|| Input::completion(&completion));
+                let scope = self.journal.as_mut().map(|journal| journal.begin());
                 let directives = self.guarded("cmd", |agent| agent.cmd(vec![completion]));
+                drop(scope);
+                if let (Some(journal), Some(input)) = (&mut self.journal, input) {
+                    journal.record(input, &*self.agent);
+                }
                 self.observe(
                     || Cause::Completion {
                         action: action.unwrap_or_default(),

@@ -125,11 +125,11 @@ impl Signal {
     pub fn new(signal_type: impl Into<String>, data: Value) -> Self {
         Signal {
             spec_version: SPEC_VERSION.to_string(),
-            id: uuid::Uuid::now_v7().to_string(),
+            id: crate::journal::context::fresh_id(),
             source: DEFAULT_SOURCE.to_string(),
             signal_type: signal_type.into(),
             subject: None,
-            time: Some(Utc::now()),
+            time: Some(crate::journal::context::now()),
             data_content_type: Some("application/json".to_string()),
             data,
             extensions: BTreeMap::new(),

@@ -7,9 +7,11 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition, TableError};
 
-use super::{Store, StoreError};
+use super::{JournalRecords, Store, StoreError};
 
 const CHECKPOINTS: TableDefinition<'static, &str, &[u8]> = TableDefinition::new("checkpoints");
+/// Journal records by (agent key, position): one table for every journal, ordered as read.
+const JOURNAL: TableDefinition<'static, (&str, u64), &[u8]> = TableDefinition::new("journal");
 
 /// Checkpoints in an embedded `redb` database: one file, ACID transactions, crash-safe.
 ///
@@ -174,6 +176,101 @@ impl Store for RedbStore {
                 keys.push(key.value().to_string());
             }
             Ok(keys)
+        }))
+    }
+
+    fn append_journal<'a>(
+        &'a self,
+        key: &'a str,
+        records: &'a [(u64, Vec<u8>)],
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        let db = self.db.clone();
+        let (owned_key, records) = (key.to_string(), records.to_vec());
+        Box::pin(blocking("journal", key, move || {
+            let io = |e: &dyn fmt::Display| StoreError::io("journal", &owned_key, e);
+            let txn = db.begin_write().map_err(|e| io(&e))?;
+            {
+                let mut table = txn.open_table(JOURNAL).map_err(|e| io(&e))?;
+                for (position, bytes) in &records {
+                    table
+                        .insert((owned_key.as_str(), *position), bytes.as_slice())
+                        .map_err(|e| io(&e))?;
+                }
+            }
+            txn.commit().map_err(|e| io(&e))
+        }))
+    }
+
+    fn read_journal<'a>(
+        &'a self,
+        key: &'a str,
+        from: u64,
+    ) -> BoxFuture<'a, Result<JournalRecords, StoreError>> {
+        let db = self.db.clone();
+        let owned_key = key.to_string();
+        Box::pin(blocking("journal", key, move || {
+            let io = |e: &dyn fmt::Display| StoreError::io("journal", &owned_key, e);
+            let txn = db.begin_read().map_err(|e| io(&e))?;
+            let table = match txn.open_table(JOURNAL) {
+                Ok(table) => table,
+                Err(TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
+                Err(e) => return Err(io(&e)),
+            };
+            let range = (owned_key.as_str(), from)..=(owned_key.as_str(), u64::MAX);
+            let mut records = Vec::new();
+            for entry in table.range(range).map_err(|e| io(&e))? {
+                let (position, bytes) = entry.map_err(|e| io(&e))?;
+                records.push((position.value().1, bytes.value().to_vec()));
+            }
+            Ok(records)
+        }))
+    }
+
+    fn journal_end<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<u64>, StoreError>> {
+        let db = self.db.clone();
+        let owned_key = key.to_string();
+        Box::pin(blocking("journal", key, move || {
+            let io = |e: &dyn fmt::Display| StoreError::io("journal", &owned_key, e);
+            let txn = db.begin_read().map_err(|e| io(&e))?;
+            let table = match txn.open_table(JOURNAL) {
+                Ok(table) => table,
+                Err(TableError::TableDoesNotExist(_)) => return Ok(None),
+                Err(e) => return Err(io(&e)),
+            };
+            let range = (owned_key.as_str(), 0)..=(owned_key.as_str(), u64::MAX);
+            let last = table.range(range).map_err(|e| io(&e))?.next_back();
+            match last {
+                Some(entry) => Ok(Some(entry.map_err(|e| io(&e))?.0.value().1)),
+                None => Ok(None),
+            }
+        }))
+    }
+
+    fn compact_journal<'a>(
+        &'a self,
+        key: &'a str,
+        before: u64,
+    ) -> BoxFuture<'a, Result<u64, StoreError>> {
+        let db = self.db.clone();
+        let owned_key = key.to_string();
+        Box::pin(blocking("journal", key, move || {
+            let io = |e: &dyn fmt::Display| StoreError::io("journal", &owned_key, e);
+            let txn = db.begin_write().map_err(|e| io(&e))?;
+            let removed = {
+                let mut table = txn.open_table(JOURNAL).map_err(|e| io(&e))?;
+                let range = (owned_key.as_str(), 0)..(owned_key.as_str(), before);
+                let mut removed = 0u64;
+                for entry in table
+                    .extract_from_if(range, |_, _| true)
+                    .map_err(|e| io(&e))?
+                {
+                    entry.map_err(|e| io(&e))?;
+                    removed += 1;
+                }
+                removed
+            };
+            txn.commit().map_err(|e| io(&e))?;
+            Ok(removed)
         }))
     }
 }

@@ -5,13 +5,17 @@ use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
 
-use super::{Store, StoreError};
+use super::{JournalRecords, Store, StoreError};
+
+/// One agent's journal records by position.
+type Journal = BTreeMap<u64, Vec<u8>>;
 
 /// Checkpoints in memory. Cheap to clone; clones share the same map. Saves are atomic (one
 /// map insertion under a lock).
 #[derive(Debug, Clone, Default)]
 pub struct MemoryStore {
     map: Arc<Mutex<BTreeMap<String, Vec<u8>>>>,
+    journals: Arc<Mutex<BTreeMap<String, Journal>>>,
 }
 
 impl MemoryStore {
@@ -23,6 +27,11 @@ impl MemoryStore {
     fn with<T>(&self, f: impl FnOnce(&mut BTreeMap<String, Vec<u8>>) -> T) -> T {
         // A panic while holding the lock cannot leave a half-written entry, so poison is moot.
         f(&mut self.map.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    fn journal<T>(&self, key: &str, f: impl FnOnce(&mut BTreeMap<u64, Vec<u8>>) -> T) -> T {
+        let mut journals = self.journals.lock().unwrap_or_else(|p| p.into_inner());
+        f(journals.entry(key.to_string()).or_default())
     }
 }
 
@@ -49,5 +58,44 @@ impl Store for MemoryStore {
     fn keys(&self) -> BoxFuture<'_, Result<Vec<String>, StoreError>> {
         let keys = self.with(|m| m.keys().cloned().collect());
         Box::pin(std::future::ready(Ok(keys)))
+    }
+
+    fn append_journal<'a>(
+        &'a self,
+        key: &'a str,
+        records: &'a [(u64, Vec<u8>)],
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        self.journal(key, |j| j.extend(records.iter().cloned()));
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn read_journal<'a>(
+        &'a self,
+        key: &'a str,
+        from: u64,
+    ) -> BoxFuture<'a, Result<JournalRecords, StoreError>> {
+        let records = self.journal(key, |j| {
+            j.range(from..).map(|(p, r)| (*p, r.clone())).collect()
+        });
+        Box::pin(std::future::ready(Ok(records)))
+    }
+
+    fn journal_end<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<u64>, StoreError>> {
+        let end = self.journal(key, |j| j.keys().next_back().copied());
+        Box::pin(std::future::ready(Ok(end)))
+    }
+
+    fn compact_journal<'a>(
+        &'a self,
+        key: &'a str,
+        before: u64,
+    ) -> BoxFuture<'a, Result<u64, StoreError>> {
+        let removed = self.journal(key, |j| {
+            let kept = j.split_off(&before);
+            let removed = j.len() as u64;
+            *j = kept;
+            removed
+        });
+        Box::pin(std::future::ready(Ok(removed)))
     }
 }

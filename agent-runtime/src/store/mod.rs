@@ -23,6 +23,9 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 
+/// Journal records as a store holds them: (position, bytes), in position order.
+pub type JournalRecords = Vec<(u64, Vec<u8>)>;
+
 /// Where checkpoints are kept.
 ///
 /// `save` must be atomic: after it returns an error, or after a crash in the middle of it, the
@@ -56,6 +59,51 @@ pub trait Store: Send + Sync + fmt::Debug {
 
     /// Every key, in ascending order.
     fn keys(&self) -> BoxFuture<'_, Result<Vec<String>, StoreError>>;
+
+    /// Appends journal records under `key`, each at its position (ascending, after those
+    /// already there), in one atomic write. Journals live apart from checkpoints: `keys` does
+    /// not list them. The default refuses: the store keeps no journal.
+    fn append_journal<'a>(
+        &'a self,
+        key: &'a str,
+        records: &'a [(u64, Vec<u8>)],
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        let _ = records;
+        Box::pin(std::future::ready(Err(no_journal(key))))
+    }
+
+    /// The journal records under `key` at positions `from` and after, in order.
+    fn read_journal<'a>(
+        &'a self,
+        key: &'a str,
+        from: u64,
+    ) -> BoxFuture<'a, Result<JournalRecords, StoreError>> {
+        let _ = from;
+        Box::pin(std::future::ready(Err(no_journal(key))))
+    }
+
+    /// The last position of the journal under `key`, if it has records.
+    fn journal_end<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<u64>, StoreError>> {
+        Box::pin(std::future::ready(Err(no_journal(key))))
+    }
+
+    /// Removes the journal records under `key` before position `before`; how many went.
+    fn compact_journal<'a>(
+        &'a self,
+        key: &'a str,
+        before: u64,
+    ) -> BoxFuture<'a, Result<u64, StoreError>> {
+        let _ = before;
+        Box::pin(std::future::ready(Err(no_journal(key))))
+    }
+}
+
+fn no_journal(key: &str) -> StoreError {
+    StoreError::io(
+        "journal",
+        key,
+        "this store keeps no journal; journal to a `RedbStore` or a `MemoryStore`",
+    )
 }
 
 impl<T: Store + ?Sized> Store for Arc<T> {
@@ -75,6 +123,30 @@ impl<T: Store + ?Sized> Store for Arc<T> {
     fn keys(&self) -> BoxFuture<'_, Result<Vec<String>, StoreError>> {
         (**self).keys()
     }
+    fn append_journal<'a>(
+        &'a self,
+        key: &'a str,
+        records: &'a [(u64, Vec<u8>)],
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        (**self).append_journal(key, records)
+    }
+    fn read_journal<'a>(
+        &'a self,
+        key: &'a str,
+        from: u64,
+    ) -> BoxFuture<'a, Result<JournalRecords, StoreError>> {
+        (**self).read_journal(key, from)
+    }
+    fn journal_end<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<u64>, StoreError>> {
+        (**self).journal_end(key)
+    }
+    fn compact_journal<'a>(
+        &'a self,
+        key: &'a str,
+        before: u64,
+    ) -> BoxFuture<'a, Result<u64, StoreError>> {
+        (**self).compact_journal(key, before)
+    }
 }
 
 /// A store could not be opened, read or written.
@@ -92,7 +164,7 @@ pub enum StoreError {
     /// An operation failed.
     #[error("the checkpoint store failed to {operation} `{key}`: {message}")]
     Io {
-        /// `save`, `load`, `delete` or `list`.
+        /// `save`, `load`, `delete`, `list` or `journal`.
         operation: &'static str,
         /// The key involved (empty for `list`).
         key: String,

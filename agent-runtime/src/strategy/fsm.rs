@@ -48,6 +48,7 @@ use crate::snapshot::{Snapshot, Status};
 use crate::state_op::apply_ops;
 use crate::trace::{self, Ran};
 
+mod regions;
 mod statechart;
 
 /// The type of the signal an `after` timer delivers back to its agent. Its data names the state
@@ -181,6 +182,48 @@ pub trait FsmSpec: AgentSpec<Strategy = Fsm> {
         let _ = state;
         false
     }
+
+    /// Whether the machine has parallel states, final states or `when done` rows: then its
+    /// configuration is a set of active leaves (one per active region) and events run
+    /// through SCXML's microstep over that set.
+    const PARALLEL: bool = false;
+
+    /// Whether `state` is a parallel state (its children are regions, all active with it).
+    fn parallel(state: Self::State) -> bool {
+        let _ = state;
+        false
+    }
+
+    /// The children of a compound or parallel state, in document order.
+    fn children(state: Self::State) -> &'static [Self::State] {
+        let _ = state;
+        &[]
+    }
+
+    /// Whether `state` is a `final` state of its compound state.
+    fn is_final(state: Self::State) -> bool {
+        let _ = state;
+        false
+    }
+
+    /// `state`'s place in document order (a compound state before its children): states are
+    /// entered in this order and left in the reverse.
+    fn position(state: Self::State) -> u32 {
+        let _ = state;
+        0
+    }
+
+    /// The source state of row `row`.
+    fn row_source(row: u32) -> Option<Self::State> {
+        let _ = row;
+        None
+    }
+
+    /// The `when done` row of `state`, which completed (its guards see `null` parameters).
+    fn done(agent: &Self, state: Self::State) -> Step<Self::State> {
+        let _ = (agent, state);
+        Step::Invalid
+    }
 }
 
 /// What the rows of a `(state, event)` decided. Eight bytes, returned in a register: for rows
@@ -287,7 +330,8 @@ fn run_json<S, A: SyncAction<S>>(state: &mut S, params: &Value) -> Result<Outcom
 /// The FSM's own state, kept (and checkpointed) inside the agent.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FsmState<St> {
-    /// The current state.
+    /// The current state (in a statechart, the active leaf; with parallel regions, the first
+    /// active leaf in document order).
     pub state: St,
     /// Whether a transition has fired (the snapshot is `Idle` until then).
     #[serde(default)]
@@ -302,13 +346,39 @@ pub struct FsmState<St> {
     /// Ids of async (non-FSM) actions the host is running.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub in_flight: Vec<String>,
-    /// Statecharts: the active states with an `after` row and the generation of their entry
-    /// (a timer armed by an ancestor keeps running while the machine moves inside it).
+    /// What a statechart keeps besides its leaf: boxed, so a flat machine's state stays as
+    /// small as it was before statecharts (`None` until a statechart needs it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chart: Option<Box<ChartState<St>>>,
+}
+
+/// What a statechart keeps besides [`FsmState::state`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChartState<St> {
+    /// The active states with an `after` row and the generation of their entry (a timer armed
+    /// by an ancestor keeps running while the machine moves inside it).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub timers: Vec<(St, u64)>,
-    /// Statecharts: for each compound state with a history, the leaf it was last left from.
+    /// For each compound state with a history, the leaves it was last left from (one per
+    /// region that was active inside it).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub history: Vec<(St, St)>,
+    /// With parallel regions: every active leaf, in document order (empty otherwise).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub leaves: Vec<St>,
+}
+
+impl<St> FsmState<St> {
+    /// The statechart part, created on first use.
+    pub(crate) fn chart_mut(&mut self) -> &mut ChartState<St> {
+        self.chart.get_or_insert_with(|| {
+            Box::new(ChartState {
+                timers: Vec::new(),
+                history: Vec::new(),
+                leaves: Vec::new(),
+            })
+        })
+    }
 }
 
 /// An event with parameters for `cmd`: the parameters go to the row's action.
@@ -388,7 +458,19 @@ impl<S: FsmSpec> Agent<S> {
     /// Whether the machine is in `state`: the current state is `state` or, in a statechart,
     /// one of its descendants (`order.in_state(PlayerState::On)` while `Playing`).
     pub fn in_state(&self, state: S::State) -> bool {
-        statechart::within::<S>(self.strategy_state().state, state)
+        self.fsm_leaves()
+            .iter()
+            .any(|&leaf| statechart::within::<S>(leaf, state))
+    }
+
+    /// The active leaf states: one, or with parallel regions one per active region, in
+    /// document order.
+    pub fn fsm_leaves(&self) -> &[S::State] {
+        let fsm = self.strategy_state();
+        match fsm.chart.as_deref() {
+            Some(chart) if !chart.leaves.is_empty() => &chart.leaves,
+            _ => std::slice::from_ref(&fsm.state),
+        }
     }
 }
 
@@ -464,7 +546,7 @@ impl<S: FsmSpec> Strategy<S> for Fsm {
         }));
         if S::NESTED {
             // A statechart's configuration: the leaf and its ancestors, outermost first.
-            snapshot.details["active"] = statechart::active::<S>(fsm.state);
+            snapshot.details["active"] = statechart::active::<S>(agent.fsm_leaves());
         }
         if status.is_done() {
             snapshot = snapshot.with_result(json!({ "state": name }));
@@ -539,8 +621,7 @@ impl<S: FsmSpec> Strategy<S> for Fsm {
         fsm.state = S::State::default();
         fsm.started = false;
         fsm.entered = false;
-        fsm.timers.clear();
-        fsm.history.clear();
+        fsm.chart = None;
         fsm.generation += 1;
         let entered = enter_initial(agent);
         if !agent.strategy_state().entered {
@@ -563,6 +644,9 @@ impl<S: FsmSpec> Strategy<S> for Fsm {
 fn enter_initial<S: FsmSpec>(agent: &mut Agent<S>) -> Vec<Directive> {
     if agent.strategy_state().entered {
         return Vec::new();
+    }
+    if S::PARALLEL {
+        return regions::enter_initial(agent);
     }
     if S::NESTED {
         return statechart::enter_initial(agent);
@@ -595,6 +679,15 @@ fn fire<S: FsmSpec>(
 ) -> Result<Vec<Directive>, FsmError<S>> {
     let (id, state, fsm) = agent.parts_with_id();
     let from = fsm.state;
+    if S::PARALLEL {
+        let result = regions::fire(id, state, fsm, event, &params);
+        discard(params);
+        if trace::on!(DEBUG) {
+            let to = result.is_ok().then_some(fsm.state);
+            traced_fire::<S>(id, from, event, to, &result);
+        }
+        return result;
+    }
     let step = S::transition(state, from, event, &params);
     // A row fires, or (in a device's stream, most events) there is none: two tests before
     // the rarer steps, rather than a jump table over all five. A refusal is two enum values,
@@ -732,7 +825,9 @@ fn on_timer<S: FsmSpec>(agent: &mut Agent<S>, params: Value) -> Result<Vec<Direc
     let (id, state, fsm) = agent.parts_with_id();
     // Armed for an earlier visit (or another state): the machine has moved on.
     let stale = if S::NESTED {
-        !fsm.timers.contains(&(fired.state, fired.generation))
+        !fsm.chart
+            .as_ref()
+            .is_some_and(|c| c.timers.contains(&(fired.state, fired.generation)))
     } else {
         fired.generation != fsm.generation || fired.state != fsm.state
     };
@@ -741,6 +836,10 @@ fn on_timer<S: FsmSpec>(agent: &mut Agent<S>, params: Value) -> Result<Vec<Direc
     }
     let from = if S::NESTED { fired.state } else { fsm.state };
     let (to, result) = match S::timeout(state, from) {
+        Step::Fire(row, to) if S::PARALLEL => {
+            let result = regions::take_one(id, state, fsm, row, to, &Value::Null);
+            (Some(fsm.state), result)
+        }
         Step::Fire(row, to) if S::NESTED => {
             let result = statechart::take(id, state, fsm, row, to, &Value::Null);
             (Some(fsm.state), result)

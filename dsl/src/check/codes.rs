@@ -106,6 +106,16 @@ codes! {
     FSM_NESTED_TERMINAL = "E0315", "terminal state inside a compound state";
     /// `A -> local B` where `B` is not inside `A`.
     FSM_LOCAL_OUTSIDE = "E0316", "local transition to a state outside its source";
+    /// A parallel state without regions, or a child of one that is not a compound state.
+    FSM_EMPTY_REGION = "E0317", "region without states";
+    /// `initial` inside `parallel X { ... }`.
+    FSM_PARALLEL_INITIAL = "E0318", "initial state inside a parallel state";
+    /// A row from a state in one region to a state in a sibling region.
+    FSM_CROSS_REGION = "E0319", "row between parallel regions";
+    /// `final` at the top level, on a compound state, or with outgoing rows.
+    FSM_MISPLACED_FINAL = "E0320", "misplaced final state";
+    /// `when done` on a state that has no final state to complete with.
+    FSM_DONE_NEVER = "E0321", "`when done` row that can never fire";
 
     /// `subtree X` naming no behavior.
     TREE_UNKNOWN_SUBTREE = "E0401", "unknown subtree";
@@ -127,6 +137,10 @@ codes! {
     TREE_TOO_DEEP = "E0409", "tree nested too deeply";
     /// A tree with more than [`crate::limits::TREE_NODES`] nodes once subtrees are inlined.
     TREE_TOO_LARGE = "E0410", "tree too large after inlining subtrees";
+    /// A tree's action argument that the action's parameters do not take (unknown name, wrong
+    /// type, a required one missing), or parameters that do not describe their fields. Found
+    /// by rustc evaluating generated checks, not by `check`.
+    TREE_ARGUMENT = "E0411", "action arguments do not fit the action's parameters";
 
     /// The same tool listed twice.
     DUPLICATE_TOOL = "E0501", "duplicate tool";

@@ -253,6 +253,14 @@ fn rows(cx: &Ctxt, fsm: &FsmDef) {
                     );
                 }
             }
+            Trigger::Done(at) => {
+                let key = (row.from.value.as_str(), "when done");
+                if let Some(shadow) = unguarded.get(&key) {
+                    same_trigger(cx, row, shadow, "when done", *at);
+                } else if row.guard.is_none() {
+                    unguarded.insert(key, row);
+                }
+            }
         }
     }
 }

@@ -16,6 +16,7 @@ mod names;
 mod plugins;
 pub mod quote;
 mod reasoning;
+mod regions;
 mod repeats;
 mod routes;
 mod settings;

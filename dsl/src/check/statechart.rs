@@ -1,5 +1,6 @@
 //! Statechart checks (E0312-E0316, and E0307/E0308 over the hierarchy): what a machine with
-//! `state X { ... }` blocks or `history` adds to the flat rules of `fsm.rs`.
+//! `state X { ... }` blocks or `history` adds to the flat rules of `fsm.rs`. Parallel regions
+//! and completion are checked in `regions.rs`.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
@@ -16,6 +17,7 @@ pub(crate) fn check_statechart(cx: &Ctxt, fsm: &FsmDef) {
     blocks(cx, fsm, &chart);
     histories(cx, fsm, &chart);
     rows(cx, fsm, &chart);
+    super::regions::check_regions(cx, fsm, &chart);
     reachability(cx, fsm, &chart);
 }
 
@@ -50,6 +52,8 @@ fn blocks(cx: &Ctxt, fsm: &FsmDef, chart: &Chart<'_>) {
             continue;
         }
         match c.initial.as_slice() {
+            // A parallel state enters every region (an `initial` there is E0318).
+            _ if c.parallel => {}
             [] => {
                 let help = match chart.id(&c.state.value).and_then(|id| {
                     chart.children[id].first().map(|&child| chart.states[child])
@@ -238,6 +242,9 @@ fn histories(cx: &Ctxt, fsm: &FsmDef, chart: &Chart<'_>) {
     for t in &fsm.terminals {
         used_as_state(&t.state, "`terminal`");
     }
+    for f in &fsm.finals {
+        used_as_state(&f.state, "`final`");
+    }
 }
 
 /// `local` rows must target a state inside their source.
@@ -294,7 +301,8 @@ fn reachability(cx: &Ctxt, fsm: &FsmDef, chart: &Chart<'_>) {
     while let Some(state) = queue.pop_front() {
         // A compound state without `initial` is reported once (E0312); its children are not
         // reported again as unreachable.
-        if chart.compound[state] && chart.initial[state].is_none() {
+        // A parallel state enters every region.
+        if chart.compound[state] && (chart.parallel[state] || chart.initial[state].is_none()) {
             for &child in &chart.children[state] {
                 enter(child, &mut reached, &mut queue);
             }
@@ -320,6 +328,7 @@ fn reachability(cx: &Ctxt, fsm: &FsmDef, chart: &Chart<'_>) {
         }
         let has_rows = |s: StateId| by_state.contains_key(chart.states[s].value.as_str());
         let leaves = !chart.compound[id]
+            && !chart.finals[id]
             && !terminals.contains(state.value.as_str())
             && !has_rows(id)
             && !chart.ancestors(id).any(has_rows);
@@ -405,10 +414,61 @@ mod tests {
                 quote!(transitions { initial A A -> B on go state B { initial X initial Y X -> Y on n Y -> A on back } }),
                 "E0302",
             ),
+            (
+                quote!(transitions { initial A A -> P on go parallel P { P -> A on back } }),
+                "E0317",
+            ),
+            (
+                quote!(transitions { initial A A -> P on go parallel P { X -> A on back state R { initial Y Y -> A on back } } }),
+                "E0317",
+            ),
+            (
+                quote!(transitions { initial A A -> P on go parallel P { initial R state R { initial Y Y -> A on back } } }),
+                "E0318",
+            ),
+            (
+                quote!(transitions { initial A A -> P on go parallel P { state R { initial Y Y -> Z on x } state S { initial Z Z -> A on back } } }),
+                "E0319",
+            ),
+            (
+                quote!(transitions { initial A final B A -> B on go }),
+                "E0320",
+            ),
+            (
+                quote!(transitions { initial A A -> C on go state C { initial X X -> Y on n final Y Y -> X on again } C -> A when done }),
+                "E0320",
+            ),
+            (
+                quote!(transitions { initial A A -> C on go state C { initial X X -> Y on n Y -> X on n } C -> A when done }),
+                "E0321",
+            ),
+            (
+                quote!(transitions { initial A B -> A when done A -> B on go }),
+                "E0321",
+            ),
         ];
         for (attr, code) in cases {
             assert_eq!(codes(attr.clone()), [code], "{attr}");
         }
+    }
+
+    #[test]
+    fn a_well_formed_parallel_state_is_accepted() {
+        assert_eq!(
+            codes(quote!(transitions {
+                initial Off
+                Off -> Running on start
+                Off -> Loud on blast
+                parallel Running {
+                    Running -> Off on stop
+                    state Wash { initial Filling  Filling -> Rinsed on next  final Rinsed }
+                    state Dry { initial Cold  Cold -> Dried on next  final Dried }
+                    state Volume { initial Quiet  Quiet -> Loud on up  Loud -> Quiet on down }
+                    Wash -> local Filling when done
+                }
+            })),
+            Vec::<&str>::new()
+        );
     }
 
     #[test]

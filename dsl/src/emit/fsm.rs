@@ -165,6 +165,23 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
         let body = guarded(&numbered(&row_index, &rows), &rt, &target);
         Some(quote!(__S::#s => #body))
     });
+    // `when done` rows, by the compound state whose completion fires them.
+    let done_arms: Vec<TokenStream> = states
+        .iter()
+        .filter_map(|state| {
+            let rows: Vec<&RowDef> = rows_of(&state.value)
+                .iter()
+                .copied()
+                .filter(|r| r.is_done())
+                .collect();
+            if rows.is_empty() {
+                return None;
+            }
+            let s = ident(&state.value, state.span);
+            let body = guarded(&numbered(&row_index, &rows), &rt, &target);
+            Some(quote!(__S::#s => #body))
+        })
+        .collect();
     let guard_error_arms = indexed.iter().filter_map(|(i, row)| {
         let guard = row.guard.as_ref()?;
         let name = path_text(&guard.value);
@@ -281,6 +298,30 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
         local("params"),
         local("row"),
     );
+    // `timeout` and `done`: the row a state takes by itself (its guards see `null` parameters).
+    let by_state = |name: &str, arms: &[TokenStream]| {
+        let name = format_ident!("{name}");
+        quote! {
+            #[allow(unreachable_patterns, unused_variables, unused_imports)]
+            fn #name(#l_agent: &Self, #l_from: #state_ty) -> #rt::Step<#state_ty> {
+                use #state_ty as __S;
+                use #rt::Step as __Step;
+                use ::core::result::Result as __R;
+                let #l_params = &#private::serde_json::Value::Null;
+                match #l_from {
+                    #(#arms,)*
+                    _ => #rt::Step::Invalid,
+                }
+            }
+        }
+    };
+    let timeout_arms: Vec<TokenStream> = timeout_arms.collect();
+    let timeout_fn = by_state("timeout", &timeout_arms);
+    let done_fn = if done_arms.is_empty() {
+        TokenStream::new()
+    } else {
+        by_state("done", &done_arms)
+    };
     quote! {
         #[doc = #state_doc]
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -370,17 +411,9 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
                 }
             }
 
-            #[allow(unreachable_patterns, unused_variables, unused_imports)]
-            fn timeout(#l_agent: &Self, #l_from: #state_ty) -> #rt::Step<#state_ty> {
-                use #state_ty as __S;
-                use #rt::Step as __Step;
-                use ::core::result::Result as __R;
-                let #l_params = &#private::serde_json::Value::Null;
-                match #l_from {
-                    #(#timeout_arms,)*
-                    _ => #rt::Step::Invalid,
-                }
-            }
+            #timeout_fn
+
+            #done_fn
 
             #[inline]
             #[allow(unreachable_patterns)]

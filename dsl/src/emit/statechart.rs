@@ -123,8 +123,15 @@ impl<'a> Nesting<'a> {
         } else {
             quote!(::core::matches!(state, #(#state_ty::#keeping)|*))
         };
+        let regions = if fsm.has_regions() {
+            self.region_items(fsm, state_ty)
+        } else {
+            TokenStream::new()
+        };
         quote! {
             const NESTED: bool = true;
+
+            #regions
 
             #[inline]
             fn parent(state: #state_ty) -> ::core::option::Option<#state_ty> {
@@ -158,6 +165,85 @@ impl<'a> Nesting<'a> {
             #[allow(unused_variables)]
             fn keeps_history(state: #state_ty) -> bool {
                 #keeps
+            }
+        }
+    }
+
+    /// Items of `impl FsmSpec` for a machine with parallel states or completion: which states
+    /// are parallel or final, each compound's children, document order and each row's source.
+    fn region_items(&self, fsm: &FsmDef, state_ty: &syn::Ident) -> TokenStream {
+        let chart = &self.chart;
+        let all = 0..chart.states.len();
+        let parallel: Vec<syn::Ident> = all
+            .clone()
+            .filter(|&id| chart.parallel[id])
+            .map(|id| self.variant(id))
+            .collect();
+        let finals: Vec<syn::Ident> = all
+            .clone()
+            .filter(|&id| chart.finals[id])
+            .map(|id| self.variant(id))
+            .collect();
+        let set = |states: &[syn::Ident]| {
+            if states.is_empty() {
+                quote!(false)
+            } else {
+                quote!(::core::matches!(state, #(#state_ty::#states)|*))
+            }
+        };
+        let (is_parallel, is_final) = (set(&parallel), set(&finals));
+        let children_arms = all
+            .clone()
+            .filter(|&id| !chart.children[id].is_empty())
+            .map(|id| {
+                let s = self.variant(id);
+                let children = chart.children[id].iter().map(|&c| self.variant(c));
+                quote!(#state_ty::#s => &[#(#state_ty::#children),*])
+            });
+        let order = chart.document_order();
+        let position_arms = all.map(|id| {
+            let s = self.variant(id);
+            let at = u32::try_from(order[id]).unwrap_or(u32::MAX);
+            quote!(#state_ty::#s => #at)
+        });
+        let source_arms = fsm.rows.iter().enumerate().filter_map(|(i, row)| {
+            let i = u32::try_from(i).unwrap_or(u32::MAX);
+            let s = self.variant(chart.id(&row.from.value)?);
+            Some(quote!(#i => ::core::option::Option::Some(#state_ty::#s)))
+        });
+        quote! {
+            const PARALLEL: bool = true;
+
+            #[allow(unused_variables)]
+            fn parallel(state: #state_ty) -> bool {
+                #is_parallel
+            }
+
+            #[allow(unreachable_patterns)]
+            fn children(state: #state_ty) -> &'static [#state_ty] {
+                match state {
+                    #(#children_arms,)*
+                    _ => &[],
+                }
+            }
+
+            #[allow(unused_variables)]
+            fn is_final(state: #state_ty) -> bool {
+                #is_final
+            }
+
+            fn position(state: #state_ty) -> u32 {
+                match state {
+                    #(#position_arms,)*
+                }
+            }
+
+            #[allow(unreachable_patterns)]
+            fn row_source(row: u32) -> ::core::option::Option<#state_ty> {
+                match row {
+                    #(#source_arms,)*
+                    _ => ::core::option::Option::None,
+                }
             }
         }
     }

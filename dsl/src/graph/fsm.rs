@@ -178,6 +178,7 @@ pub fn label(row: &RowDef) -> String {
     let mut text = match &row.trigger {
         Trigger::Event(event) => event.value.clone(),
         Trigger::After(delay) => format!("after {}", duration(delay.value)),
+        Trigger::Done(_) => "done".to_string(),
     };
     if let Some(guard) = &row.guard {
         let _ = write!(text, " [{}]", path(&guard.value));
@@ -351,6 +352,68 @@ mod tests {
             Some(StrategyDef::Fsm(fsm)) => fsm.clone(),
             other => panic!("{other:?}"),
         }
+    }
+
+    fn washer() -> FsmDef {
+        let item: syn::Item = syn::parse_quote!(
+            struct Washer;
+        );
+        let attr = quote::quote!(transitions {
+            initial Idle
+            Idle -> Running on start
+            parallel Running {
+                state Wash { initial Filling  Filling -> Rinsed on next  final Rinsed }
+                state Dry { initial Cold  Cold -> Dried on next  final Dried }
+            }
+            Running -> Idle when done
+        });
+        let def = crate::tokens::agent(attr, &item).unwrap();
+        match def.strategy.get() {
+            Some(StrategyDef::Fsm(fsm)) => fsm.clone(),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn regions_are_separated_and_final_states_marked() {
+        assert_eq!(
+            mermaid(&washer()),
+            "stateDiagram-v2
+    [*] --> Idle
+    state Running {
+        state Wash {
+            [*] --> Filling
+            Filling
+            Rinsed
+            Rinsed --> [*]
+        }
+        --
+        state Dry {
+            [*] --> Cold
+            Cold
+            Dried
+            Dried --> [*]
+        }
+    }
+    Idle --> Running: start
+    Filling --> Rinsed: next
+    Cold --> Dried: next
+    Running --> Idle: done
+"
+        );
+        let dot = dot("Washer", &washer());
+        assert!(
+            dot.contains(
+                "subgraph cluster_Wash {\n            label=\"Wash\";\n            style=dashed;"
+            ),
+            "{dot}"
+        );
+        assert!(dot.contains("Rinsed [shape=doublecircle];"), "{dot}");
+        // An edge to a parallel state goes to its first region's default leaf.
+        assert!(
+            dot.contains("Idle -> Filling [label=\"start\", lhead=cluster_Running];"),
+            "{dot}"
+        );
     }
 
     #[test]

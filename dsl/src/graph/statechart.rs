@@ -1,6 +1,8 @@
 //! What a statechart adds to the FSM diagrams: compound states as DOT clusters and Mermaid
-//! `state X { ... }` blocks, history pseudo-states, and edges to or from a compound state drawn
-//! to its cluster. A flat machine never reaches this file, so its diagrams do not change.
+//! `state X { ... }` blocks, the regions of a parallel state as dashed clusters and Mermaid's
+//! `--` separators, final states (`Final --> [*]` inside their block), history pseudo-states,
+//! and edges to or from a compound state drawn to its cluster. A flat machine never reaches
+//! this file, so its diagrams do not change.
 
 use std::fmt::Write;
 
@@ -45,6 +47,11 @@ fn walk(chart: &Chart<'_>) -> Vec<Visit> {
     out
 }
 
+/// Whether `id` is a region of a parallel state after its first one.
+fn later_region(chart: &Chart<'_>, id: StateId) -> bool {
+    chart.parent[id].is_some_and(|p| chart.parallel[p] && chart.children[p].first() != Some(&id))
+}
+
 fn indent(depth: usize) -> String {
     "    ".repeat(depth + 1)
 }
@@ -61,6 +68,9 @@ pub(super) fn mermaid_blocks(fsm: &FsmDef, chart: &Chart<'_>, out: &mut String) 
     for visit in walk(chart) {
         match visit {
             Visit::Open(id, depth) => {
+                if later_region(chart, id) {
+                    let _ = writeln!(out, "{}--", indent(depth));
+                }
                 let _ = writeln!(out, "{}state {} {{", indent(depth), chart.states[id].value);
                 if let Some(initial) = chart.initial[id] {
                     let _ = writeln!(
@@ -73,6 +83,9 @@ pub(super) fn mermaid_blocks(fsm: &FsmDef, chart: &Chart<'_>, out: &mut String) 
             }
             Visit::Leaf(id, depth) if depth > 0 => {
                 let _ = writeln!(out, "{}{}", indent(depth), chart.states[id].value);
+                if chart.finals[id] {
+                    let _ = writeln!(out, "{}{} --> [*]", indent(depth), chart.states[id].value);
+                }
             }
             Visit::Leaf(..) => {}
             Visit::Close(id, depth) => {
@@ -118,11 +131,20 @@ pub(super) fn dot_clusters(
                     quote_id(&format!("cluster_{name}"))
                 );
                 let _ = writeln!(out, "{}label={};", indent(depth + 1), quote_str(&label));
+                if chart.parent[id].is_some_and(|p| chart.parallel[p]) {
+                    // A region: the dashed line of UML's orthogonal regions.
+                    let _ = writeln!(out, "{}style=dashed;", indent(depth + 1));
+                }
             }
             Visit::Leaf(id, depth) if depth > 0 => {
+                let shape = if chart.finals[id] {
+                    " [shape=doublecircle]"
+                } else {
+                    ""
+                };
                 let _ = writeln!(
                     out,
-                    "{}{};",
+                    "{}{}{shape};",
                     indent(depth),
                     quote_id(&chart.states[id].value)
                 );
@@ -149,7 +171,11 @@ pub(super) fn dot_clusters(
 pub(super) fn endpoint(chart: &Chart<'_>, name: &str) -> (String, Option<String>) {
     match chart.id(name) {
         Some(id) if chart.compound[id] => (
-            chart.states[chart.default_leaf(id)].value.clone(),
+            // A parallel state has no default leaf of its own: its first region's.
+            chart.default_leaves(id).first().map_or_else(
+                || name.to_string(),
+                |&leaf| chart.states[leaf].value.clone(),
+            ),
             Some(format!("cluster_{name}")),
         ),
         _ => (name.to_string(), None),

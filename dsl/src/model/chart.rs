@@ -37,8 +37,13 @@ pub struct Chart<'a> {
     pub parent: Vec<Option<StateId>>,
     /// The declaring mention of each state.
     pub declared: Vec<Declaration<'a>>,
-    /// Whether each state has a block (`state X { ... }`).
+    /// Whether each state has a block (`state X { ... }` or `parallel X { ... }`).
     pub compound: Vec<bool>,
+    /// Whether each state is a parallel state (`parallel X { ... }`): its children are
+    /// regions, all active with it.
+    pub parallel: Vec<bool>,
+    /// Whether each state is declared `final` (in its block).
+    pub finals: Vec<bool>,
     /// Each compound state's default child (its block's first `initial`).
     pub initial: Vec<Option<StateId>>,
     /// Each state's children, in declaration order.
@@ -70,6 +75,8 @@ impl<'a> Chart<'a> {
                 .map(|at| Declaration { block: None, at })
                 .collect(),
             compound: vec![false; states.len()],
+            parallel: vec![false; states.len()],
+            finals: vec![false; states.len()],
             initial: vec![None; states.len()],
             children: vec![Vec::new(); states.len()],
             states,
@@ -105,6 +112,7 @@ impl<'a> Chart<'a> {
         for c in &fsm.compounds {
             if let Some(&id) = chart.index.get(c.state.value.as_str()) {
                 chart.compound[id] = true;
+                chart.parallel[id] |= c.parallel;
             }
         }
         for initial in &fsm.initial {
@@ -122,6 +130,12 @@ impl<'a> Chart<'a> {
         }
         for t in &fsm.terminals {
             declare(&mut chart, &mut decided, &t.state, t.block.as_deref());
+        }
+        for f in &fsm.finals {
+            declare(&mut chart, &mut decided, &f.state, f.block.as_deref());
+            if let Some(&id) = chart.index.get(f.state.value.as_str()) {
+                chart.finals[id] = true;
+            }
         }
         for row in &fsm.rows {
             declare(&mut chart, &mut decided, &row.from, row.block.as_deref());
@@ -183,6 +197,52 @@ impl<'a> Chart<'a> {
         at
     }
 
+    /// The leaves entered when `state` is entered by default: its default leaf, and for a
+    /// parallel state every region's, in document order. An explicit stack, no recursion.
+    pub fn default_leaves(&self, state: StateId) -> Vec<StateId> {
+        let mut out = Vec::new();
+        let mut stack = vec![state];
+        while let Some(at) = stack.pop() {
+            let leaf = self.default_leaf(at);
+            if self.parallel[leaf] {
+                stack.extend(self.children[leaf].iter().rev());
+            } else {
+                out.push(leaf);
+            }
+        }
+        out
+    }
+
+    /// Every state's place in document order (a pre-order walk of the hierarchy: a compound
+    /// state before its children, regions in the order written): SCXML enters states in this
+    /// order and leaves them in the reverse.
+    pub fn document_order(&self) -> Vec<usize> {
+        let mut order = vec![0; self.states.len()];
+        let mut stack: Vec<StateId> = (0..self.states.len())
+            .rev()
+            .filter(|&s| self.parent[s].is_none())
+            .collect();
+        let mut next = 0;
+        while let Some(at) = stack.pop() {
+            order[at] = next;
+            next += 1;
+            stack.extend(self.children[at].iter().rev());
+        }
+        order
+    }
+
+    /// The parallel state whose regions hold `a` and `b` in two different regions, if any
+    /// (a row between them would cross regions).
+    pub fn across_regions(&self, a: StateId, b: StateId) -> Option<StateId> {
+        let lca = self.ancestors(a).find(|&p| self.within(b, p))?;
+        let region_of = |s: StateId| {
+            std::iter::once(s)
+                .chain(self.ancestors(s))
+                .find(|&x| self.parent[x] == Some(lca))
+        };
+        (self.parallel[lca] && a != lca && b != lca && region_of(a) != region_of(b)).then_some(lca)
+    }
+
     /// The state a row targets, or a history's compound state for a row that targets a
     /// history pseudo-state.
     pub fn target(&self, row: &RowDef) -> Option<StateId> {
@@ -198,6 +258,8 @@ impl<'a> Chart<'a> {
         let compound = history.block.as_deref().and_then(|b| self.id(b))?;
         let to = match &history.default {
             Some(d) => self.id(&d.value)?,
+            // A parallel state has no `initial`: entered by default, every region is.
+            None if self.parallel[compound] => compound,
             None => self.initial[compound]?,
         };
         Some(self.default_leaf(to))

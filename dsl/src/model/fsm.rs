@@ -23,6 +23,8 @@ pub struct FsmDef {
     pub compounds: Vec<CompoundDef>,
     /// Every `history H` pseudo-state, in document order.
     pub histories: Vec<HistoryDef>,
+    /// Every `final S` inside a block: the final states of compound states and regions.
+    pub finals: Vec<FinalDef>,
     /// The `transitions` keyword (or the `fsm` of a `.agent` file).
     pub span: Span,
 }
@@ -58,8 +60,21 @@ pub struct CompoundDef {
     pub block: Option<String>,
     /// Every `initial` inside the block: the child entered by default.
     pub initial: Vec<Name>,
-    /// The `state` keyword.
+    /// `parallel X { ... }`: its children are regions (compound states), all active at once
+    /// while it is; it has no `initial`.
+    pub parallel: bool,
+    /// The `state` (or `parallel`) keyword.
     pub span: Span,
+}
+
+/// `final S` inside a compound state's block: entering it completes the compound (its
+/// `when done` rows fire); a parallel state completes when every region is in a final state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FinalDef {
+    /// The state.
+    pub state: Name,
+    /// The compound state whose block declares it (`None`: the top level, an error).
+    pub block: Option<String>,
 }
 
 /// `history H [-> Default]` / `history deep H [-> Default]` inside a compound state's block:
@@ -117,6 +132,9 @@ pub enum Trigger {
     Event(Name),
     /// `after 30s`: the time since the source state was entered.
     After(Spanned<DurationMs>),
+    /// `when done`: the source (a compound or parallel state) completed: one of its final
+    /// children (every region's, for a parallel state) was entered.
+    Done(Span),
 }
 
 /// `from -> to (on event | after D) [if guard] [do action]`, or an internal row
@@ -151,15 +169,20 @@ impl RowDef {
     pub fn event(&self) -> Option<&Name> {
         match &self.trigger {
             Trigger::Event(e) => Some(e),
-            Trigger::After(_) => None,
+            Trigger::After(_) | Trigger::Done(_) => None,
         }
+    }
+
+    /// Whether the row is a `when done` row.
+    pub fn is_done(&self) -> bool {
+        matches!(self.trigger, Trigger::Done(_))
     }
 
     /// The delay, for `after` rows.
     pub fn after(&self) -> Option<&Spanned<DurationMs>> {
         match &self.trigger {
             Trigger::After(d) => Some(d),
-            Trigger::Event(_) => None,
+            Trigger::Event(_) | Trigger::Done(_) => None,
         }
     }
 }
@@ -174,6 +197,7 @@ impl FsmDef {
             rows: Vec::new(),
             compounds: Vec::new(),
             histories: Vec::new(),
+            finals: Vec::new(),
             span: span.into(),
         }
     }
@@ -186,12 +210,24 @@ impl FsmDef {
         self.rows.extend(other.rows);
         self.compounds.extend(other.compounds);
         self.histories.extend(other.histories);
+        self.finals.extend(other.finals);
     }
 
     /// Whether the machine has compound states (a statechart); a flat machine has none and
     /// generates exactly the code it always did.
     pub fn is_nested(&self) -> bool {
-        !self.compounds.is_empty() || !self.histories.is_empty()
+        !self.compounds.is_empty()
+            || !self.histories.is_empty()
+            || !self.finals.is_empty()
+            || self.rows.iter().any(RowDef::is_done)
+    }
+
+    /// Whether the machine needs the configuration of several active leaves: it has a
+    /// parallel state, a final state or a `when done` row (completion is tracked per region).
+    pub fn has_regions(&self) -> bool {
+        self.compounds.iter().any(|c| c.parallel)
+            || !self.finals.is_empty()
+            || self.rows.iter().any(RowDef::is_done)
     }
 
     /// The initial state (the first `initial`, if any).
@@ -200,7 +236,7 @@ impl FsmDef {
     }
 
     /// Every state, each once, at its first mention: `initial`, then compound states (with
-    /// their `initial`s), then `terminal`s, then rows (source before target). Hooks do not
+    /// their `initial`s), then `terminal`s, then `final`s, then rows (source before target). Hooks do not
     /// declare states, and history pseudo-states are not states.
     pub fn states(&self) -> Vec<&Name> {
         let mentions = self
@@ -212,6 +248,7 @@ impl FsmDef {
                     .flat_map(|c| std::iter::once(&c.state).chain(&c.initial)),
             )
             .chain(self.terminals.iter().map(|t| &t.state))
+            .chain(self.finals.iter().map(|f| &f.state))
             .chain(self.rows.iter().flat_map(|r| [&r.from, &r.to]));
         // A set beside the list keeps this linear: machines of 10,000 states are benchmarked.
         let mut seen: std::collections::HashSet<&str> = self

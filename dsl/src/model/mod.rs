@@ -22,8 +22,8 @@ pub use agent::{ActionRef, AgentDef, Field, StateDef, StrategyDef};
 pub use ai::{AiDef, AiKind, COMMON_AI_OPTIONS};
 pub use chart::{Chart, Declaration, StateId};
 pub use fsm::{
-    CompoundDef, FsmDef, HistoryDef, HookDef, HookKind, RowDef, TerminalDef, TerminalKind, Trigger,
-    event_variant,
+    CompoundDef, FinalDef, FsmDef, HistoryDef, HookDef, HookKind, RowDef, TerminalDef,
+    TerminalKind, Trigger, event_variant,
 };
 pub use literal::{DurationMs, Literal, separated_unit, unit_of_word};
 pub use plugin::{

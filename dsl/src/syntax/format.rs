@@ -60,6 +60,8 @@ impl Layout {
             | Rule::fsm_hook
             | Rule::fsm_row
             | Rule::fsm_state
+            | Rule::fsm_parallel
+            | Rule::fsm_final
             | Rule::fsm_history
             | Rule::ai_model
             | Rule::ai_system

@@ -7,8 +7,8 @@ use super::literal::{duration, name, path};
 use super::{Rule, children, span};
 use crate::check::Ctxt;
 use crate::model::{
-    CompoundDef, FileId, FsmDef, HistoryDef, HookDef, HookKind, RowDef, Span, Spanned, TerminalDef,
-    TerminalKind, Trigger,
+    CompoundDef, FileId, FinalDef, FsmDef, HistoryDef, HookDef, HookKind, RowDef, Span, Spanned,
+    TerminalDef, TerminalKind, Trigger,
 };
 
 /// Lowers a `strategy_fsm` pair.
@@ -40,7 +40,8 @@ fn parts(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>, fsm: &mut FsmDef, block:
                     }
                 }
             }
-            Rule::fsm_state => {
+            Rule::fsm_state | Rule::fsm_parallel => {
+                let parallel = part.as_rule() == Rule::fsm_parallel;
                 // `kw_state` is skipped by `children`; the first child is the name.
                 let Some(state) = children(part.clone()).next() else {
                     continue;
@@ -55,6 +56,7 @@ fn parts(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>, fsm: &mut FsmDef, block:
                     state: state.clone(),
                     block: owner(),
                     initial: Vec::new(),
+                    parallel,
                     span: keyword,
                 });
                 parts(cx, file, part, fsm, Some(&state.value));
@@ -98,6 +100,14 @@ fn parts(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>, fsm: &mut FsmDef, block:
                     kind,
                     block: owner(),
                 });
+            }
+            Rule::fsm_final => {
+                if let Some(state) = children(part).next() {
+                    fsm.finals.push(FinalDef {
+                        state: name(file, &state),
+                        block: owner(),
+                    });
+                }
             }
             Rule::fsm_hook => {
                 let mut parts = children(part);
@@ -171,6 +181,7 @@ fn row(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> Option<RowDef> {
                     .unwrap_or_else(|| Spanned::new(crate::model::DurationMs(1), span(file, &at)));
                 trigger = Some(Trigger::After(d));
             }
+            Rule::row_done => trigger = Some(Trigger::Done(span(file, &part))),
             Rule::row_guard => guard = Some(path(file, &children(part).next()?)?.0),
             Rule::row_action => action = Some(path(file, &children(part).next()?)?.0),
             _ => {}

@@ -128,6 +128,9 @@ pub(crate) fn is_keyword(rule: Rule) -> bool {
             | Rule::kw_history
             | Rule::kw_deep
             | Rule::kw_local
+            | Rule::kw_final
+            | Rule::kw_when
+            | Rule::kw_done
             | Rule::kw_actions
             | Rule::kw_strategy
             | Rule::kw_routes

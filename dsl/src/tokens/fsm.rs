@@ -19,6 +19,11 @@
 //!     Idle -> Playing on play
 //!     On -> local Idle on reset             // local: `On` is not left
 //! }
+//! parallel Running {                       // regions, all active at once
+//!     state Washer { initial Wash  Wash -> Rinsed on rinse  final Rinsed }
+//!     state Dryer  { initial Cold  Cold -> Warm on heat  final Warm }
+//! }
+//! Running -> Finished when done            // every region reached a `final` state
 //! ```
 //!
 //! Parts may be separated by commas. Only the token grammar is enforced here; every rule about
@@ -30,11 +35,11 @@ use syn::{Ident, Token};
 
 use super::common;
 use crate::model::{
-    AgentDef, CompoundDef, FsmDef, HistoryDef, HookDef, HookKind, Name, RowDef, Spanned,
+    AgentDef, CompoundDef, FinalDef, FsmDef, HistoryDef, HookDef, HookKind, Name, RowDef, Spanned,
     StrategyDef, TerminalDef, TerminalKind, Trigger,
 };
 
-const EXPECTED: &str = "expected `initial`, `terminal`, `enter`, `exit`, `state`, `history` or a row such as `Cart -> Pending on checkout`";
+const EXPECTED: &str = "expected `initial`, `terminal`, `final`, `enter`, `exit`, `state`, `parallel`, `history` or a row such as `Cart -> Pending on checkout`";
 
 /// The words that start a part other than a row.
 const KEYWORDS: &[&str] = &["initial", "terminal", "enter", "exit"];
@@ -51,8 +56,19 @@ pub fn transitions(input: ParseStream<'_>, span: proc_macro2::Span) -> syn::Resu
 fn body(input: ParseStream<'_>, fsm: &mut FsmDef, block: Option<&str>) -> syn::Result<()> {
     while !input.is_empty() {
         let word = common::name(input).map_err(|e| syn::Error::new(e.span(), EXPECTED))?;
-        if word.value == "state" && input.peek(Ident::peek_any) && input.peek2(syn::token::Brace) {
+        let opens_block = input.peek(Ident::peek_any) && input.peek2(syn::token::Brace);
+        if (word.value == "state" || word.value == "parallel") && opens_block {
             compound(word, input, fsm, block)?;
+        } else if word.value == "final"
+            && input.peek(Ident::peek_any)
+            && !peek_word(input, "on")
+            && !peek_word(input, "after")
+        {
+            let state = state(input, "final")?;
+            fsm.finals.push(FinalDef {
+                state,
+                block: block.map(str::to_string),
+            });
         } else if word.value == "history"
             && input.peek(Ident::peek_any)
             && !input.peek(Token![->])
@@ -117,21 +133,23 @@ fn body(input: ParseStream<'_>, fsm: &mut FsmDef, block: Option<&str>) -> syn::R
     Ok(())
 }
 
-/// `state X { ... }`: the compound state is recorded before its children, so the model lists
-/// blocks in document order with each block before the blocks it holds.
+/// `state X { ... }` or `parallel X { ... }`: the compound state is recorded before its
+/// children, so the model lists blocks in document order with each block before the blocks
+/// it holds.
 fn compound(
     keyword: Name,
     input: ParseStream<'_>,
     fsm: &mut FsmDef,
     block: Option<&str>,
 ) -> syn::Result<()> {
-    let name = state(input, "state")?;
+    let name = state(input, &keyword.value)?;
     let inner;
     syn::braced!(inner in input);
     fsm.compounds.push(CompoundDef {
         state: name.clone(),
         block: block.map(str::to_string),
         initial: Vec::new(),
+        parallel: keyword.value == "parallel",
         span: keyword.span,
     });
     body(&inner, fsm, Some(&name.value))
@@ -245,6 +263,7 @@ fn row(from: Name, input: ParseStream<'_>) -> syn::Result<RowDef> {
             && fork.peek(Ident::peek_any)
             && !peek_word(&fork, "on")
             && !peek_word(&fork, "after")
+            && !peek_word(&fork, "when")
     };
     if local {
         input.parse::<Ident>()?;
@@ -258,11 +277,24 @@ fn row(from: Name, input: ParseStream<'_>) -> syn::Result<RowDef> {
     } else if input.peek(Ident) && peek_word(input, "after") {
         input.parse::<Ident>()?;
         Trigger::After(common::duration(input)?)
+    } else if input.peek(Ident) && peek_word(input, "when") {
+        let when = input.parse::<Ident>()?;
+        if !peek_word(input, "done") {
+            return Err(syn::Error::new(
+                input.span(),
+                format!(
+                    "expected `done` after `when`\n  = help: write `{} -> {} when done` for a row that fires when `{}` completes",
+                    from.value, to.value, from.value
+                ),
+            ));
+        }
+        input.parse::<Ident>()?;
+        Trigger::Done(when.span().into())
     } else {
         return Err(syn::Error::new(
             input.span(),
             format!(
-                "expected `on event` or `after DURATION` after `{} -> {}`",
+                "expected `on event`, `after DURATION` or `when done` after `{} -> {}`",
                 from.value, to.value
             ),
         ));

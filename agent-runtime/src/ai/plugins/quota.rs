@@ -80,7 +80,7 @@ impl ScopeUsage {
 fn now_ms(signal: &Signal) -> i64 {
     signal
         .time
-        .unwrap_or_else(chrono::Utc::now)
+        .unwrap_or_else(crate::journal::context::now)
         .timestamp_millis()
 }
 

@@ -35,7 +35,10 @@ pub(super) fn within<S: FsmSpec>(state: S::State, of: S::State) -> bool {
 
 /// `state` and its ancestors up to (not including) `domain`, innermost first: a walk up the
 /// parent table, nothing collected.
-fn path<S: FsmSpec>(state: S::State, domain: Option<S::State>) -> impl Iterator<Item = S::State> {
+pub(super) fn path<S: FsmSpec>(
+    state: S::State,
+    domain: Option<S::State>,
+) -> impl Iterator<Item = S::State> {
     let mut at = Some(state);
     let mut steps = 0;
     std::iter::from_fn(move || {
@@ -49,17 +52,24 @@ fn path<S: FsmSpec>(state: S::State, domain: Option<S::State>) -> impl Iterator<
     })
 }
 
-/// The active states with `leaf`, outermost first, by name (a snapshot's `active`).
-pub(super) fn active<S: FsmSpec>(leaf: S::State) -> Value {
-    let mut names: Vec<Value> = path::<S>(leaf, None)
-        .map(|s| Value::from(s.name()))
-        .collect();
-    names.reverse();
-    Value::Array(names)
+/// The active states with `leaves`, outermost first (document order with parallel
+/// regions), by name (a snapshot's `active`).
+pub(super) fn active<S: FsmSpec>(leaves: &[S::State]) -> Value {
+    let mut states: Vec<S::State> = Vec::new();
+    for &leaf in leaves {
+        let mut path = up_to::<S>(leaf, None);
+        path.reverse();
+        for s in path {
+            if !states.contains(&s) {
+                states.push(s);
+            }
+        }
+    }
+    Value::Array(states.into_iter().map(|s| Value::from(s.name())).collect())
 }
 
 /// [`path`], collected (cold paths only: the initial entry, a history's resumption).
-fn up_to<S: FsmSpec>(state: S::State, domain: Option<S::State>) -> Vec<S::State> {
+pub(super) fn up_to<S: FsmSpec>(state: S::State, domain: Option<S::State>) -> Vec<S::State> {
     path::<S>(state, domain).collect()
 }
 
@@ -70,6 +80,8 @@ fn resume<S: FsmSpec>(
     deep: bool,
 ) -> Option<S::State> {
     let leaf = fsm
+        .chart
+        .as_ref()?
         .history
         .iter()
         .find(|(c, _)| *c == compound)
@@ -84,7 +96,7 @@ fn resume<S: FsmSpec>(
 
 /// Runs the actions in order (each a hook with `null` parameters, or the row's action with
 /// the event's), all or nothing.
-fn run_all<S: FsmSpec>(
+pub(super) fn run_all<S: FsmSpec>(
     id: &str,
     state: &mut S,
     actions: &[(super::FsmAction<S>, bool)],
@@ -156,14 +168,16 @@ pub(super) fn take<S: FsmSpec>(
     }
     for left in path::<S>(from, domain) {
         if S::keeps_history(left) {
-            match fsm.history.iter_mut().find(|(c, _)| *c == left) {
+            let history = &mut fsm.chart_mut().history;
+            match history.iter_mut().find(|(c, _)| *c == left) {
                 Some(record) => record.1 = from,
-                None => fsm.history.push((left, from)),
+                None => history.push((left, from)),
             }
         }
     }
-    if !fsm.timers.is_empty() {
-        fsm.timers
+    if let Some(chart) = fsm.chart.as_mut().filter(|c| !c.timers.is_empty()) {
+        chart
+            .timers
             .retain(|(s, _)| !path::<S>(from, domain).any(|left| left == *s));
     }
     fsm.state = to;
@@ -177,9 +191,14 @@ pub(super) fn take<S: FsmSpec>(
 }
 
 /// Arms the `after` timer of a state just entered.
-fn arm<S: FsmSpec>(fsm: &mut FsmState<S::State>, entered: S::State, out: &mut Vec<Directive>) {
+pub(super) fn arm<S: FsmSpec>(
+    fsm: &mut FsmState<S::State>,
+    entered: S::State,
+    out: &mut Vec<Directive>,
+) {
     if let Some(delay) = S::after(entered) {
-        fsm.timers.push((entered, fsm.generation));
+        let generation = fsm.generation;
+        fsm.chart_mut().timers.push((entered, generation));
         out.push(timer::<S>(entered, fsm.generation, delay));
     }
 }
@@ -201,7 +220,9 @@ pub(super) fn enter_initial<S: FsmSpec>(agent: &mut Agent<S>) -> Vec<Directive> 
         return out;
     }
     fsm.entered = true;
-    fsm.timers.clear();
+    if let Some(chart) = fsm.chart.as_mut() {
+        chart.timers.clear();
+    }
     for &s in &entries {
         arm::<S>(fsm, s, &mut out);
     }

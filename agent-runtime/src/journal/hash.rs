@@ -1,0 +1,409 @@
+//! The state hash: a stable 64-bit digest of a value's serde serialization.
+//!
+//! Stable means the same value gives the same hash in every process and every build of the same
+//! definition: it is FNV-1a over the serialized data (no random seed), and maps are hashed
+//! independently of their iteration order (each entry hashed on its own, the entry hashes
+//! combined by addition), so a `HashMap` in a state hashes the same after a checkpoint round trip
+//! reordered it. Written as a serde `Serializer` so hashing allocates nothing.
+
+use std::fmt;
+
+use serde::ser::{self, Serialize};
+
+/// A stable digest of an agent's state (see [`StateHash::of`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct StateHash(pub u64);
+
+impl StateHash {
+    /// The hash of `value`'s serialization. Maps hash the same whatever their order.
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use agent_runtime::journal::StateHash;
+    /// let a: HashMap<_, _> = [("x", 1), ("y", 2)].into();
+    /// let b: HashMap<_, _> = [("y", 2), ("x", 1)].into();
+    /// assert_eq!(StateHash::of(&a), StateHash::of(&b));
+    /// assert_ne!(StateHash::of(&1u32), StateHash::of(&2u32));
+    /// ```
+    pub fn of<T: Serialize + ?Sized>(value: &T) -> StateHash {
+        let mut hasher = Fnv::new();
+        // Our serializer never fails; a failing `Serialize` impl still hashes what it wrote.
+        let _ = value.serialize(&mut hasher);
+        StateHash(hasher.0)
+    }
+}
+
+impl fmt::Display for StateHash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:016x}", self.0)
+    }
+}
+
+impl Serialize for StateHash {
+    fn serialize<S: ser::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for StateHash {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = std::borrow::Cow::<str>::deserialize(d)?;
+        u64::from_str_radix(&text, 16)
+            .map(StateHash)
+            .map_err(|_| ser_error::<D::Error>(&text))
+    }
+}
+
+fn ser_error<E: serde::de::Error>(text: &str) -> E {
+    E::custom(format_args!(
+        "`{text}` is not a state hash (16 hexadecimal digits)"
+    ))
+}
+
+const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+const PRIME: u64 = 0x0000_0100_0000_01b3;
+
+/// FNV-1a, 64 bits.
+struct Fnv(u64);
+
+impl Fnv {
+    fn new() -> Self {
+        Fnv(OFFSET)
+    }
+
+    fn bytes(&mut self, bytes: &[u8]) {
+        for byte in bytes {
+            self.0 ^= u64::from(*byte);
+            self.0 = self.0.wrapping_mul(PRIME);
+        }
+    }
+
+    /// A type tag, so `1u8` and `"\u{1}"` or `[]` and `{}` differ.
+    fn tag(&mut self, tag: u8) {
+        self.bytes(&[tag]);
+    }
+
+    /// A length-prefixed string, so `("ab", "c")` and `("a", "bc")` differ.
+    fn text(&mut self, text: &str) {
+        self.bytes(&(text.len() as u64).to_le_bytes());
+        self.bytes(text.as_bytes());
+    }
+}
+
+/// The serializer never fails; serde requires an error type all the same.
+#[derive(Debug)]
+pub(crate) struct Never;
+
+impl fmt::Display for Never {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a custom serialization failed while hashing")
+    }
+}
+
+impl std::error::Error for Never {}
+
+impl ser::Error for Never {
+    fn custom<T: fmt::Display>(_: T) -> Self {
+        Never
+    }
+}
+
+macro_rules! int {
+    ($($method:ident $ty:ty => $tag:expr;)*) => {$(
+        fn $method(self, v: $ty) -> Result<(), Never> {
+            self.tag($tag);
+            self.bytes(&v.to_le_bytes());
+            Ok(())
+        }
+    )*};
+}
+
+impl<'a> ser::Serializer for &'a mut Fnv {
+    type Ok = ();
+    type Error = Never;
+    type SerializeSeq = Self;
+    type SerializeTuple = Self;
+    type SerializeTupleStruct = Self;
+    type SerializeTupleVariant = Self;
+    type SerializeMap = MapHasher<'a>;
+    type SerializeStruct = Self;
+    type SerializeStructVariant = Self;
+
+    fn serialize_bool(self, v: bool) -> Result<(), Never> {
+        self.tag(1);
+        self.bytes(&[u8::from(v)]);
+        Ok(())
+    }
+
+    // Every integer hashes as 64 or 128 bits, so a field widened from `u32` to `u64` keeps its
+    // hash, as it keeps its JSON.
+    fn serialize_i8(self, v: i8) -> Result<(), Never> {
+        self.serialize_i64(v.into())
+    }
+    fn serialize_i16(self, v: i16) -> Result<(), Never> {
+        self.serialize_i64(v.into())
+    }
+    fn serialize_i32(self, v: i32) -> Result<(), Never> {
+        self.serialize_i64(v.into())
+    }
+    fn serialize_u8(self, v: u8) -> Result<(), Never> {
+        self.serialize_u64(v.into())
+    }
+    fn serialize_u16(self, v: u16) -> Result<(), Never> {
+        self.serialize_u64(v.into())
+    }
+    fn serialize_u32(self, v: u32) -> Result<(), Never> {
+        self.serialize_u64(v.into())
+    }
+    fn serialize_f32(self, v: f32) -> Result<(), Never> {
+        self.serialize_f64(v.into())
+    }
+
+    int! {
+        serialize_i64 i64 => 2;
+        serialize_u64 u64 => 3;
+        serialize_i128 i128 => 4;
+        serialize_u128 u128 => 5;
+        serialize_f64 f64 => 6;
+    }
+
+    fn serialize_char(self, v: char) -> Result<(), Never> {
+        self.serialize_str(v.encode_utf8(&mut [0; 4]))
+    }
+    fn serialize_str(self, v: &str) -> Result<(), Never> {
+        self.tag(7);
+        self.text(v);
+        Ok(())
+    }
+    fn serialize_bytes(self, v: &[u8]) -> Result<(), Never> {
+        self.tag(8);
+        self.bytes(&(v.len() as u64).to_le_bytes());
+        self.bytes(v);
+        Ok(())
+    }
+    fn serialize_none(self) -> Result<(), Never> {
+        self.tag(9);
+        Ok(())
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), Never> {
+        self.tag(10);
+        value.serialize(self)
+    }
+    fn serialize_unit(self) -> Result<(), Never> {
+        self.tag(11);
+        Ok(())
+    }
+    fn serialize_unit_struct(self, _: &'static str) -> Result<(), Never> {
+        self.serialize_unit()
+    }
+    fn serialize_unit_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+    ) -> Result<(), Never> {
+        self.serialize_str(variant)
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        value: &T,
+    ) -> Result<(), Never> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        value: &T,
+    ) -> Result<(), Never> {
+        self.tag(12);
+        self.text(variant);
+        value.serialize(self)
+    }
+    fn serialize_seq(self, _: Option<usize>) -> Result<Self, Never> {
+        self.tag(13);
+        Ok(self)
+    }
+    fn serialize_tuple(self, len: usize) -> Result<Self, Never> {
+        self.serialize_seq(Some(len))
+    }
+    fn serialize_tuple_struct(self, _: &'static str, len: usize) -> Result<Self, Never> {
+        self.serialize_seq(Some(len))
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        _: usize,
+    ) -> Result<Self, Never> {
+        self.tag(12);
+        self.text(variant);
+        self.serialize_seq(None)
+    }
+    fn serialize_map(self, _: Option<usize>) -> Result<MapHasher<'a>, Never> {
+        Ok(MapHasher {
+            out: self,
+            sum: 0,
+            entry: Fnv::new(),
+        })
+    }
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self, Never> {
+        self.tag(15);
+        Ok(self)
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        _: usize,
+    ) -> Result<Self, Never> {
+        self.tag(12);
+        self.text(variant);
+        self.serialize_struct(variant, 0)
+    }
+}
+
+impl ser::SerializeSeq for &mut Fnv {
+    type Ok = ();
+    type Error = Never;
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Never> {
+        value.serialize(&mut **self)
+    }
+    fn end(self) -> Result<(), Never> {
+        self.tag(14);
+        Ok(())
+    }
+}
+
+impl ser::SerializeTuple for &mut Fnv {
+    type Ok = ();
+    type Error = Never;
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Never> {
+        value.serialize(&mut **self)
+    }
+    fn end(self) -> Result<(), Never> {
+        ser::SerializeSeq::end(self)
+    }
+}
+
+impl ser::SerializeTupleStruct for &mut Fnv {
+    type Ok = ();
+    type Error = Never;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Never> {
+        value.serialize(&mut **self)
+    }
+    fn end(self) -> Result<(), Never> {
+        ser::SerializeSeq::end(self)
+    }
+}
+
+impl ser::SerializeTupleVariant for &mut Fnv {
+    type Ok = ();
+    type Error = Never;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Never> {
+        value.serialize(&mut **self)
+    }
+    fn end(self) -> Result<(), Never> {
+        ser::SerializeSeq::end(self)
+    }
+}
+
+impl ser::SerializeStruct for &mut Fnv {
+    type Ok = ();
+    type Error = Never;
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<(), Never> {
+        self.text(key);
+        value.serialize(&mut **self)
+    }
+    fn skip_field(&mut self, _: &'static str) -> Result<(), Never> {
+        Ok(())
+    }
+    fn end(self) -> Result<(), Never> {
+        self.tag(16);
+        Ok(())
+    }
+}
+
+impl ser::SerializeStructVariant for &mut Fnv {
+    type Ok = ();
+    type Error = Never;
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<(), Never> {
+        ser::SerializeStruct::serialize_field(self, key, value)
+    }
+    fn end(self) -> Result<(), Never> {
+        ser::SerializeStruct::end(self)
+    }
+}
+
+/// Hashes each entry on its own and sums the entry hashes: the order of entries does not count.
+pub(crate) struct MapHasher<'a> {
+    out: &'a mut Fnv,
+    sum: u64,
+    entry: Fnv,
+}
+
+impl ser::SerializeMap for MapHasher<'_> {
+    type Ok = ();
+    type Error = Never;
+    fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Never> {
+        self.entry = Fnv::new();
+        key.serialize(&mut self.entry)
+    }
+    fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Never> {
+        value.serialize(&mut self.entry)?;
+        self.sum = self.sum.wrapping_add(self.entry.0);
+        Ok(())
+    }
+    fn end(self) -> Result<(), Never> {
+        self.out.tag(17);
+        self.out.bytes(&self.sum.to_le_bytes());
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn equal_values_hash_equal_and_different_ones_differ() {
+        assert_eq!(
+            StateHash::of(&json!({"a": [1, 2]})),
+            StateHash::of(&json!({"a": [1, 2]}))
+        );
+        assert_ne!(
+            StateHash::of(&json!({"a": [1, 2]})),
+            StateHash::of(&json!({"a": [2, 1]}))
+        );
+        assert_ne!(
+            StateHash::of(&json!({"a": 1})),
+            StateHash::of(&json!({"b": 1}))
+        );
+        assert_ne!(StateHash::of(&("ab", "c")), StateHash::of(&("a", "bc")));
+        assert_ne!(StateHash::of(&Some(0u8)), StateHash::of(&0u8));
+        assert_ne!(StateHash::of(&json!([])), StateHash::of(&json!({})));
+    }
+
+    #[test]
+    fn the_hash_round_trips_as_hex_text() {
+        let hash = StateHash::of(&"state");
+        let text = serde_json::to_string(&hash).unwrap();
+        assert_eq!(text.len(), 18);
+        assert_eq!(serde_json::from_str::<StateHash>(&text).unwrap(), hash);
+        let bad = serde_json::from_str::<StateHash>("\"zz\"").unwrap_err();
+        assert!(bad.to_string().contains("not a state hash"), "{bad}");
+    }
+}

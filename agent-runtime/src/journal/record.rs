@@ -1,0 +1,185 @@
+//! What a journal holds: one record per step (the input and the state hash after it) and, now
+//! and then, a snapshot of the whole agent to start a replay from.
+
+use std::borrow::Cow;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::action::Outcome;
+use crate::error::ActionError;
+use crate::instruction::Instruction;
+use crate::signal::Signal;
+use crate::state_op::StateOp;
+
+use super::hash::StateHash;
+
+/// What entered an agent at one step: everything its strategy saw that was not already in its
+/// state. Replaying the inputs in order rebuilds every state the agent went through.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "input", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Input {
+    /// The agent started (or was thawed) and its strategy's `init` ran.
+    Init,
+    /// A signal was routed to the agent: from a caller (`origin` `signal`), a timer (`timer`),
+    /// a cron job (`cron`), a child's exit (`child`) or a model's answer (`llm`: the reply,
+    /// tool calls included, as the `ai.llm.response` signal the strategy received).
+    Signal {
+        /// Where the signal came from.
+        origin: Cow<'static, str>,
+        /// The signal, as routed.
+        signal: Box<Signal>,
+    },
+    /// The agent was ticked (a behaviour tree, a strategy reporting `Running`).
+    Tick,
+    /// An async action finished and its outcome went back through `cmd`.
+    Completion {
+        /// The instruction that ran (its id matches the strategy's bookkeeping).
+        instruction: Box<Instruction>,
+        /// What it produced.
+        outcome: Completed,
+    },
+}
+
+impl Input {
+    /// The completion of an async action, as journaled.
+    pub(crate) fn completion(completion: &Instruction) -> Self {
+        let outcome = match &completion.outcome {
+            Some(outcome) => Completed::of(outcome),
+            None => Completed::Ok {
+                ops: Vec::new(),
+                reply: None,
+                in_progress: false,
+            },
+        };
+        let mut instruction = completion.clone();
+        instruction.outcome = None;
+        Input::Completion {
+            instruction: Box::new(instruction),
+            outcome,
+        }
+    }
+
+    /// A short description for reports: `signal \`order.pay\``, `tick`, ...
+    pub fn describe(&self) -> String {
+        match self {
+            Input::Init => "init".to_string(),
+            Input::Signal { origin, signal } => {
+                format!("{origin} `{}`", signal.signal_type)
+            }
+            Input::Tick => "tick".to_string(),
+            Input::Completion { instruction, .. } => {
+                format!("completion of `{}`", instruction.action)
+            }
+        }
+    }
+}
+
+/// The outcome of an async action as journaled. Its directives are not kept: a directive never
+/// changes the agent's state and a replay executes none.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "result", rename_all = "snake_case")]
+pub enum Completed {
+    /// The action succeeded.
+    Ok {
+        /// Its state operations.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        ops: Vec<StateOp>,
+        /// Its answer to a model, when a model called it as a tool.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reply: Option<Value>,
+        /// Whether it reported unfinished work.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        in_progress: bool,
+    },
+    /// The action failed.
+    Err {
+        /// How.
+        error: ActionError,
+    },
+}
+
+impl Completed {
+    pub(crate) fn of(outcome: &Result<Outcome, ActionError>) -> Self {
+        match outcome {
+            Ok(outcome) => Completed::Ok {
+                ops: outcome.ops.clone(),
+                reply: outcome.reply.as_deref().cloned(),
+                in_progress: outcome.in_progress,
+            },
+            Err(error) => Completed::Err {
+                error: error.clone(),
+            },
+        }
+    }
+
+    pub(crate) fn to_outcome(&self) -> Result<Outcome, ActionError> {
+        match self {
+            Completed::Ok {
+                ops,
+                reply,
+                in_progress,
+            } => Ok(Outcome {
+                ops: ops.clone(),
+                directives: Vec::new(),
+                reply: reply.clone().map(Box::new),
+                in_progress: *in_progress,
+            }),
+            Completed::Err { error } => Err(error.clone()),
+        }
+    }
+}
+
+/// One step of a journaled agent.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Step {
+    /// Its sequence number: one more than the step before, in one run of the agent; a thawed
+    /// agent's steps continue after the last one journaled.
+    pub seq: u64,
+    /// When it was taken: the clock reading its strategy saw (and a replay gives it again).
+    pub at: DateTime<Utc>,
+    /// What entered the agent.
+    #[serde(flatten)]
+    pub input: Input,
+    /// The hash of the agent (state, strategy state, plugin states) after the step.
+    pub hash: StateHash,
+}
+
+/// Why a snapshot was taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum SnapshotKind {
+    /// A run of the agent began here (started, or thawed from a checkpoint): a replay starts
+    /// over from it.
+    Start,
+    /// Taken every `snapshot_every` steps: a replay checks it and may start from it.
+    Periodic,
+}
+
+/// A record of the journal, as stored.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Record {
+    Step(Step),
+    Snapshot {
+        /// The step after which it was taken.
+        seq: u64,
+        kind: SnapshotKind,
+        hash: StateHash,
+        /// The agent as checkpoint JSON.
+        agent: Value,
+    },
+}
+
+impl Record {
+    /// Where the record goes in the store: steps at even positions, the snapshot after step
+    /// `n` right behind it, so the store's order is the journal's.
+    pub(crate) fn position(&self) -> u64 {
+        match self {
+            Record::Step(step) => step.seq.saturating_mul(2),
+            Record::Snapshot { seq, .. } => seq.saturating_mul(2).saturating_add(1),
+        }
+    }
+}

@@ -1,0 +1,454 @@
+//! Durable runs: every input of a journaled agent is recorded, and the run replays offline to
+//! exactly the same states. 1,000 server runs (FSM agents with timers, behaviour trees reading
+//! the clock, ReAct agents on the scripted model) get random signals and timers; each journal
+//! then replays with every step's hash equal and no model call. Also: time travel and forking,
+//! a divergence naming its step and the differing fields, a run continued across a thaw, and
+//! bytes per step staying flat over a long run.
+//!
+//! `STRATAGEM_JOURNAL_RUNS` changes the number of runs (1,000 by default).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use stratagem::ai::{ModelTable, ScriptedModel};
+use stratagem::journal::{Input, Journal, JournalOptions, ReplayError};
+use stratagem::prelude::*;
+use stratagem::server::AgentRef;
+use stratagem::store::{MemoryStore, RedbStore, Store};
+
+/// A gate that closes itself 20 ms after it opened.
+#[agent(
+    strategy = Fsm,
+    transitions {
+        initial Closed
+        Closed -> Open   on open  do count_opening
+        Open   -> Closed on close
+        Open   -> Closed after 20ms do auto_close
+    },
+    routes { "gate.open" => open  "gate.close" => close },
+)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Gate {
+    openings: u32,
+    auto_closed: u32,
+}
+
+#[action]
+fn count_opening(gate: &mut Gate) {
+    gate.openings += 1;
+}
+
+#[action]
+fn auto_close(gate: &mut Gate) {
+    gate.auto_closed += 1;
+}
+
+/// A guard that walks, waits on the clock, and takes notes it is sent.
+#[agent(
+    strategy = BehaviorTree,
+    tree = Round,
+    tick = 10ms,
+    actions [note],
+    routes { "guard.note" => note },
+)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Guard {
+    steps: u32,
+    notes: Vec<String>,
+}
+
+bt! {
+    for Guard
+    behavior Round {
+        repeat(3) { sequence { action walk  wait(15ms) } }
+    }
+}
+
+#[action]
+fn walk(guard: &mut Guard) {
+    guard.steps += 1;
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Note {
+    text: String,
+}
+
+#[action]
+fn note(guard: &mut Guard, params: Note) {
+    guard.notes.push(params.text);
+}
+
+/// Files support tickets.
+#[agent(strategy = React, model = "fast", tools = [open_ticket], max_iterations = 4)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Desk {
+    tickets: Vec<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Ticket {
+    subject: String,
+}
+
+/// Opens a ticket.
+#[action]
+fn open_ticket(desk: &mut Desk, ticket: Ticket) -> Outcome {
+    desk.tickets.push(ticket.subject);
+    Outcome::new().reply(json!({"ticket": desk.tickets.len()}))
+}
+
+/// xorshift64*: reproducible randomness without a dependency.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % n
+    }
+}
+
+fn runs() -> usize {
+    std::env::var("STRATAGEM_JOURNAL_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1_000)
+}
+
+/// Lets the agent's task handle what is due without moving the clock.
+async fn settle() {
+    for _ in 0..10 {
+        tokio::task::yield_now().await;
+    }
+}
+
+/// Casts `count` random signals of `types`, with random pauses that let timers fire.
+async fn drive(agent: &AgentRef, rng: &mut Rng, types: &[&str], count: u64) {
+    for i in 0..count {
+        let kind = types[rng.below(types.len() as u64) as usize];
+        agent
+            .cast(Signal::new(kind, json!({"text": format!("note {i}")})))
+            .unwrap();
+        settle().await;
+        tokio::time::advance(Duration::from_millis(rng.below(30))).await;
+        settle().await;
+    }
+}
+
+fn script() -> ScriptedModel {
+    ScriptedModel::new()
+        .call("open_ticket", json!({"subject": "printer on fire"}))
+        .answer("Ticket opened.")
+        .looping()
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_thousand_recorded_runs_replay_offline_with_every_hash_equal() {
+    let store = MemoryStore::new();
+    let model = script();
+    let options = Options::default()
+        .models(ModelTable::new().alias("fast", Arc::new(model.clone()), "scripted"))
+        .journal(JournalOptions::new(store.clone()));
+    let mut rng = Rng(0x5eed_cafe);
+    let mut kinds = Vec::new();
+    for run in 0..runs() {
+        let id = format!("run-{run}");
+        let kind = run % 3;
+        let agent = match kind {
+            0 => {
+                let server = AgentServer::start(Gate::new().with_id(&id), options.clone()).await;
+                server.unwrap().handle().clone()
+            }
+            1 => {
+                let server = AgentServer::start(Guard::new().with_id(&id), options.clone()).await;
+                server.unwrap().handle().clone()
+            }
+            _ => {
+                let server = AgentServer::start(Desk::new().with_id(&id), options.clone()).await;
+                server.unwrap().handle().clone()
+            }
+        };
+        let count = 1 + rng.below(6);
+        match kind {
+            0 => drive(&agent, &mut rng, &["gate.open", "gate.close"], count).await,
+            1 => drive(&agent, &mut rng, &["guard.note"], count).await,
+            _ => {
+                let query =
+                    json!({"query": "my printer is on fire", "request_id": format!("req-{run}")});
+                agent.cast(Signal::new("ai.query", query)).unwrap();
+                agent
+                    .await_completion(Duration::from_secs(5))
+                    .await
+                    .unwrap();
+            }
+        }
+        tokio::time::advance(Duration::from_millis(rng.below(50))).await;
+        settle().await;
+        agent.stop().await;
+        kinds.push((id, kind));
+    }
+
+    let calls_before = model.requests().len();
+    let (mut steps, mut timers, mut ticks, mut replies) = (0, 0, 0, 0);
+    for (id, kind) in &kinds {
+        let journal = Journal::load(&store, id).await.unwrap();
+        for step in journal.steps() {
+            match &step.input {
+                Input::Signal { origin, signal } if origin == "timer" => {
+                    // Drawn inside the step that armed the timer: (agent, step, index).
+                    assert!(signal.id.starts_with(&format!("{id}/")), "{}", signal.id);
+                    timers += 1;
+                }
+                Input::Signal { origin, .. } if origin == "llm" => replies += 1,
+                Input::Tick => ticks += 1,
+                _ => {}
+            }
+        }
+        // `replay` checks the state hash after every step.
+        let replayed = match kind {
+            0 => journal.replay::<Gate>().map(|a| a.id().to_string()),
+            1 => journal.replay::<Guard>().map(|a| a.id().to_string()),
+            _ => journal.replay::<Desk>().map(|a| a.id().to_string()),
+        };
+        assert_eq!(replayed.unwrap_or_else(|e| panic!("{id}: {e}")), *id);
+        steps += journal.steps().count();
+    }
+    assert_eq!(
+        model.requests().len(),
+        calls_before,
+        "a replay calls no model"
+    );
+    let runs = kinds.len();
+    assert!(steps > 3 * runs, "{steps} steps in {runs} runs");
+    if runs >= 30 {
+        assert!(
+            timers > 0 && ticks > 0 && replies > 0,
+            "{timers} timers, {ticks} ticks, {replies} replies"
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_final_state_replays_to_what_the_live_agent_has() {
+    let store = MemoryStore::new();
+    let options = Options::default().journal(JournalOptions::new(store.clone()));
+    let server = AgentServer::start(Guard::new().with_id("guard"), options)
+        .await
+        .unwrap();
+    drive(server.handle(), &mut Rng(7), &["guard.note"], 5).await;
+    tokio::time::advance(Duration::from_millis(200)).await;
+    settle().await;
+    let live = server.agent().await.unwrap();
+    server.stop().await;
+    let journal = Journal::load(&store, "guard").await.unwrap();
+    let replayed = journal.replay::<Guard>().unwrap();
+    assert_eq!(
+        replayed.state().steps,
+        3,
+        "the tree walked its three rounds"
+    );
+    assert_eq!(
+        serde_json::to_value(&replayed).unwrap(),
+        serde_json::to_value(&live).unwrap()
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn time_travel_reads_any_step_and_a_fork_takes_new_inputs() {
+    let store = MemoryStore::new();
+    let options = Options::default().journal(JournalOptions::new(store.clone()));
+    let gate = AgentServer::start(Gate::new().with_id("gate"), options.clone())
+        .await
+        .unwrap();
+    for kind in [
+        "gate.open",
+        "gate.close",
+        "gate.open",
+        "gate.close",
+        "gate.open",
+    ] {
+        gate.call(Signal::new(kind, json!({}))).await.unwrap();
+    }
+    gate.stop().await;
+    let journal = Journal::load(&store, "gate").await.unwrap();
+    // Step 1 is `init`, then one step per signal.
+    let openings: Vec<u32> = (1..=6)
+        .map(|seq| journal.state_at::<Gate>(seq).unwrap().state().openings)
+        .collect();
+    assert_eq!(openings, [0, 1, 1, 2, 2, 3]);
+    let missing = journal.state_at::<Gate>(99).unwrap_err();
+    assert!(
+        missing
+            .to_string()
+            .contains("does not hold step 99 (it holds steps 1 to 6"),
+        "{missing}"
+    );
+
+    let fork = journal.fork_at::<Gate>(3, "gate-fork").unwrap();
+    let fork = AgentServer::start(fork, options).await.unwrap();
+    fork.call(Signal::new("gate.open", json!({})))
+        .await
+        .unwrap();
+    assert_eq!(fork.state().await.unwrap().openings, 2);
+    tokio::time::advance(Duration::from_millis(25)).await;
+    settle().await;
+    assert_eq!(
+        fork.state().await.unwrap().auto_closed,
+        1,
+        "the fork's own timer fired"
+    );
+    fork.stop().await;
+    // The original run is as it was; the fork has its own journal.
+    assert_eq!(
+        Journal::load(&store, "gate").await.unwrap().steps().count(),
+        6
+    );
+    let forked = Journal::load(&store, "gate-fork").await.unwrap();
+    assert_eq!(forked.replay::<Gate>().unwrap().state().auto_closed, 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_changed_input_diverges_at_its_step_and_names_the_differing_fields() {
+    let store = MemoryStore::new();
+    let options = Options::default().journal(JournalOptions::new(store.clone()).snapshot_every(1));
+    let guard = AgentServer::start(Guard::new().with_id("g"), options)
+        .await
+        .unwrap();
+    for text in ["first", "second", "third"] {
+        guard
+            .call(Signal::new("guard.note", json!({"text": text})))
+            .await
+            .unwrap();
+    }
+    guard.stop().await;
+    // Rewrite what entered the agent at step 3 (its second note), as a changed definition
+    // would make the strategy do something else with it.
+    let records = store.read_journal("g", 0).await.unwrap();
+    let (position, bytes) = records.iter().find(|(p, _)| *p == 6).unwrap();
+    let tampered = String::from_utf8(bytes.clone())
+        .unwrap()
+        .replace("second", "other");
+    store
+        .append_journal("g", &[(*position, tampered.into_bytes())])
+        .await
+        .unwrap();
+
+    let journal = Journal::load(&store, "g").await.unwrap();
+    let ReplayError::Diverged(divergence) = journal.replay::<Guard>().unwrap_err() else {
+        panic!("expected a divergence");
+    };
+    assert_eq!(divergence.seq, 3);
+    assert_eq!(divergence.input.as_deref(), Some("signal `guard.note`"));
+    assert_ne!(divergence.expected, divergence.found);
+    let differences = divergence.differences.clone().unwrap();
+    assert_eq!(
+        differences,
+        ["`state.notes[1]`: recorded \"second\", replayed \"other\""]
+    );
+    let message = ReplayError::Diverged(divergence).to_string();
+    assert!(
+        message.starts_with("the replay of journal `g` diverged at step 3 (signal `guard.note`)"),
+        "{message}"
+    );
+}
+
+#[tokio::test]
+async fn a_thawed_agent_continues_its_journal_in_a_redb_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = RedbStore::open(dir.path().join("agents.redb")).unwrap();
+    let options = Options::default().journal(JournalOptions::new(store.clone()));
+    let gate = AgentServer::start(Gate::new().with_id("door"), options.clone())
+        .await
+        .unwrap();
+    gate.call(Signal::new("gate.open", json!({})))
+        .await
+        .unwrap();
+    gate.call(Signal::new("gate.close", json!({})))
+        .await
+        .unwrap();
+    gate.handle().hibernate(&store).await.unwrap();
+    let gate = AgentServer::<Gate>::thaw(&store, "door", options)
+        .await
+        .unwrap();
+    gate.call(Signal::new("gate.open", json!({})))
+        .await
+        .unwrap();
+    gate.stop().await;
+
+    let journal = Journal::load(&store, "door").await.unwrap();
+    // The gate's 20 ms timer may fire in between (real time): leave timer steps aside.
+    let steps: Vec<(u64, String)> = journal
+        .steps()
+        .filter(|s| !matches!(&s.input, Input::Signal { origin, .. } if origin == "timer"))
+        .map(|s| (s.seq, s.input.describe()))
+        .collect();
+    let inputs: Vec<&str> = steps.iter().map(|(_, d)| d.as_str()).collect();
+    assert_eq!(
+        inputs,
+        [
+            "init",
+            "signal `gate.open`",
+            "signal `gate.close`",
+            "init",
+            "signal `gate.open`"
+        ]
+    );
+    assert!(steps.windows(2).all(|w| w[0].0 < w[1].0), "{steps:?}");
+    assert!(
+        steps[3].0 >= steps[2].0 + 2,
+        "the second run starts after a gap: {steps:?}"
+    );
+    assert_eq!(journal.replay::<Gate>().unwrap().state().openings, 2);
+}
+
+#[tokio::test(start_paused = true)]
+async fn bytes_per_step_stay_flat_over_a_long_run_and_compaction_bounds_the_total() {
+    let store = MemoryStore::new();
+    let journal = JournalOptions::new(store.clone())
+        .snapshot_every(100)
+        .keep_snapshots(2);
+    let server = AgentServer::start(
+        Guard::new().with_id("long"),
+        Options::default().journal(journal),
+    )
+    .await
+    .unwrap();
+    tokio::time::advance(Duration::from_millis(200)).await;
+    settle().await;
+    let mut per_window = Vec::new();
+    for _ in 0..10 {
+        for i in 0..100 {
+            let signal = Signal::new("guard.note", json!({"text": format!("n{}", i % 10)}));
+            if i < 99 {
+                server.cast(signal).unwrap();
+            } else {
+                server.call(signal).await.unwrap();
+            }
+        }
+        settle().await;
+        let records = store.read_journal("long", 0).await.unwrap();
+        // The last 100 steps: steps are at even positions.
+        let steps: usize = records
+            .iter()
+            .rev()
+            .filter(|(p, _)| p % 2 == 0)
+            .take(100)
+            .map(|(_, b)| b.len())
+            .sum();
+        per_window.push(steps / 100);
+    }
+    server.stop().await;
+    let (first, last) = (per_window[0], per_window[9]);
+    assert!(
+        last * 10 <= first * 11,
+        "bytes per step grew from {first} to {last}: {per_window:?}"
+    );
+    let records = store.read_journal("long", 0).await.unwrap();
+    assert!(
+        records.len() <= 2 * 100 + 4,
+        "compaction keeps two snapshot windows: {} records",
+        records.len()
+    );
+}

@@ -1,0 +1,19 @@
+use stratagem::prelude::*;
+
+#[agent(strategy = Fsm, transitions {
+    initial Off
+    Off -> Running on start
+    parallel Running {
+        Running -> Off on stop
+        Idle -> Off on unplug
+        state Volume {
+            initial Quiet
+            Quiet -> Loud on up
+            Loud -> Quiet on down
+        }
+    }
+})]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Player {}
+
+fn main() {}
