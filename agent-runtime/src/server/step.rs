@@ -159,7 +159,7 @@ impl Core {
             Internal::Llm(outcome) => self.on_llm_reply(outcome),
             Internal::Embed(reply) => {
                 let signal = reply.into_signal().with_source(self.source());
-                self.step_signal("embed", &signal, false);
+                self.step_signal("embed", signal, false);
             }
             Internal::ChildExit { tag, report } => {
                 if self
