@@ -91,7 +91,7 @@ fn pick_target(robot: &mut Robot) -> Result<(), ActionError> {
     Ok(())
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, JsonSchema, Params)]
 struct Move {
     /// Steps per tick.
     speed: i32,
@@ -121,7 +121,7 @@ fn skip_target(robot: &mut Robot) {
     robot.skipped.push(robot.targets[robot.next - 1]);
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, JsonSchema, Params)]
 struct Channel {
     channel: String,
 }

@@ -105,7 +105,7 @@ fn refill(tidier: &mut Tidier) -> Outcome {
     Outcome::new().emit(Signal::new("tidy.progress", json!("refilled the water")))
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, JsonSchema, Params)]
 struct Wipe {
     passes: u8,
 }
@@ -124,7 +124,7 @@ fn wipe_table(tidier: &mut Tidier, wipe: Wipe) -> Outcome {
     Outcome::new().emit(Signal::new("tidy.progress", json!(note)))
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, JsonSchema, Params)]
 struct Announcement {
     message: String,
 }

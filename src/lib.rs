@@ -40,7 +40,7 @@
 
 #![forbid(unsafe_code)]
 
-pub use agent_macros::{action, agent, bt};
+pub use agent_macros::{Params, action, agent, bt};
 pub use agent_runtime::*;
 
 /// Includes the Rust that `agent_dsl::Builder` generated from `agents/<name>.agent` into
@@ -89,6 +89,9 @@ pub mod guide {
     #[doc = include_str!("../docs/testing.md")]
     pub mod testing {}
 
+    #[doc = include_str!("../docs/durable.md")]
+    pub mod durable {}
+
     #[doc = include_str!("../docs/observability.md")]
     pub mod observability {}
 
@@ -102,9 +105,10 @@ pub mod guide {
 
 /// Everything an agent definition usually needs.
 pub mod prelude {
-    pub use agent_macros::{action, agent, bt};
+    pub use agent_macros::{Params, action, agent, bt};
     pub use agent_runtime::ai::{AiRunner, ModelTable, ScriptedModel};
     pub use agent_runtime::bt;
+    pub use agent_runtime::bt::Params;
     pub use agent_runtime::server::{AgentServer, ErrorPolicy, Options};
     pub use agent_runtime::{
         Action, ActionError, Agent, AgentSpec, BehaviorTree, Direct, Directive, Fsm, Instruction,

@@ -46,7 +46,7 @@ fn idle(rover: &Rover) -> bool {
     rover.steps.is_multiple_of(7)
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, JsonSchema, Params)]
 struct Step {
     by: u64,
     fast: bool,
@@ -70,7 +70,7 @@ fn scan(rover: &mut Rover) {
     rover.scans += 1;
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, JsonSchema, Params)]
 struct By {
     by: u32,
 }

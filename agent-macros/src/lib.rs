@@ -59,3 +59,20 @@ pub fn bt(input: TokenStream) -> TokenStream {
 pub fn action(attr: TokenStream, item: TokenStream) -> TokenStream {
     agent_dsl::expand::action(attr.into(), item.into()).into()
 }
+
+/// Describes an action's parameter struct to behaviour trees, so the arguments a tree gives
+/// (`action move_to(speed = 2)`) are checked against its fields when the crate compiles: a
+/// misspelt name, a value of the wrong type or a missing argument is a compile error at the
+/// tree. Derive it next to `Deserialize` and `JsonSchema`.
+///
+/// ```ignore
+/// #[derive(Debug, Deserialize, JsonSchema, Params)]
+/// struct Move { speed: u8, mode: Option<String> }
+/// ```
+///
+/// It reads serde's `rename`, `rename_all`, `alias`, `default`, `skip` and `flatten`;
+/// `#[params(crate = path)]` sets where the runtime is found.
+#[proc_macro_derive(Params, attributes(params))]
+pub fn params(item: TokenStream) -> TokenStream {
+    agent_dsl::expand::params(item.into()).into()
+}

@@ -68,6 +68,10 @@ pub mod __private {
     pub use std::sync::OnceLock;
     pub use std::time::Duration;
 
+    pub use crate::bt::arg_check::{
+        ArgProblem, ParamsOf, ParamsShape, check_arg, check_required, shape as params_shape,
+    };
+
     /// What `#[action]` checks its parameter type against: a type that is not `Deserialize`
     /// and `JsonSchema` is reported with this explanation, at the parameter.
     #[diagnostic::on_unimplemented(

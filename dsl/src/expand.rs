@@ -14,8 +14,16 @@ use crate::{emit, tokens};
 /// `#[agent(...)]`.
 pub fn agent(attr: TokenStream, item: TokenStream) -> TokenStream {
     // The struct's field types and the attribute's trees are parsed recursively.
-    if let Err(e) = tokens::nesting::check(&attr).and_then(|()| tokens::nesting::check(&item)) {
+    if let Err(e) = tokens::nesting::check(&attr) {
         return with_error(item, e);
+    }
+    if let Err(e) = tokens::nesting::check(&item) {
+        // The item goes on to other derives (serde's parse it recursively too, and can overflow
+        // rustc's stack) and to rustc's trait solver (which overflows on deep types): the error
+        // comes first, and the item without its fields.
+        let error = e.to_compile_error();
+        let stub = without_fields(item);
+        return quote!(#error #stub);
     }
     let parsed: syn::Item = match syn::parse2(item.clone()) {
         Ok(parsed) => parsed,
@@ -35,6 +43,15 @@ pub fn agent(attr: TokenStream, item: TokenStream) -> TokenStream {
             with_diagnostics(quote!(#item #fallback), &diagnostics)
         }
     }
+}
+
+/// `#[derive(Params)]`.
+pub fn params(item: TokenStream) -> TokenStream {
+    // Field types are read recursively.
+    if let Err(e) = tokens::nesting::check(&item) {
+        return e.to_compile_error();
+    }
+    emit::params::derive(item)
 }
 
 /// `#[action(...)]`.
@@ -104,6 +121,22 @@ fn coded(error: syn::Error) -> syn::Error {
         }
     }
     out.unwrap_or_else(|| syn::Error::new(proc_macro2::Span::call_site(), "invalid input"))
+}
+
+/// The item's tokens with its top-level braces emptied: `struct Deep { field: ... }` becomes
+/// `struct Deep {}`, keeping its attributes, visibility and name.
+fn without_fields(item: TokenStream) -> TokenStream {
+    use proc_macro2::{Delimiter, Group, TokenTree};
+    item.into_iter()
+        .map(|token| match token {
+            TokenTree::Group(g) if g.delimiter() == Delimiter::Brace => {
+                let mut empty = Group::new(Delimiter::Brace, TokenStream::new());
+                empty.set_span(g.span());
+                TokenTree::Group(empty)
+            }
+            other => other,
+        })
+        .collect()
 }
 
 fn with_error(item: TokenStream, error: syn::Error) -> TokenStream {

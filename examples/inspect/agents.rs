@@ -122,7 +122,7 @@ fn pick_target(rover: &mut Rover) {
     rover.target = STOPS[rover.reached as usize % STOPS.len()];
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, JsonSchema, Params)]
 struct Move {
     /// Steps per tick.
     speed: i32,
@@ -141,7 +141,7 @@ fn move_to(rover: &mut Rover, params: Move) -> bt::Status {
     }
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, JsonSchema, Params)]
 struct Channel {
     channel: String,
 }

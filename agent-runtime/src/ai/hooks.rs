@@ -24,6 +24,11 @@ pub struct Step<'a> {
 ///
 /// Hooks run inside `cmd`, so they must not block or perform I/O; they observe, and
 /// `stop_condition`/`on_error` steer.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not step hooks for agents with state `{S}`",
+    label = "`hooks = ...` names a `static` whose type implements `StepHooks<{S}>`",
+    note = "write `static HOOKS: MyHooks = MyHooks;` and `impl StepHooks<{S}> for MyHooks {{ ... }}`, then `hooks = HOOKS`"
+)]
 pub trait StepHooks<S>: Send + Sync {
     /// Checked after each step (after `on_step_end`); `true` ends the request with the reason
     /// `stop_condition`.

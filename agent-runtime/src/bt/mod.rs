@@ -29,6 +29,7 @@
 //! assert_eq!(run.tick(&tree, &mut ready, Duration::from_millis(50)).status, Status::Success);
 //! ```
 
+pub(crate) mod arg_check;
 mod args;
 mod children;
 mod clock;
@@ -46,6 +47,7 @@ use std::time::Duration;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+pub use arg_check::{ArgType, ParamField, Params};
 pub use args::{Arg, Args};
 pub use children::{Children, Join, Slot};
 pub use clock::{Clock, HostClock, ManualClock};

@@ -137,6 +137,10 @@ codes! {
     TREE_TOO_DEEP = "E0409", "tree nested too deeply";
     /// A tree with more than [`crate::limits::TREE_NODES`] nodes once subtrees are inlined.
     TREE_TOO_LARGE = "E0410", "tree too large after inlining subtrees";
+    /// A tree's action argument that the action's parameters do not take (unknown name, wrong
+    /// type, a required one missing), or parameters that do not describe their fields. Found
+    /// by rustc evaluating generated checks, not by `check`.
+    TREE_ARGUMENT = "E0411", "action arguments do not fit the action's parameters";
 
     /// The same tool listed twice.
     DUPLICATE_TOOL = "E0501", "duplicate tool";

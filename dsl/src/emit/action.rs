@@ -124,6 +124,10 @@ pub fn action(def: &ActionDef, shape: &ActionShape) -> TokenStream {
             const ENTRY: #krate::ActionEntry<#state> = #entry;
         }
 
+        impl #krate::__private::ParamsOf for #function {
+            type Params = #params;
+        }
+
         #body
         #params_check
     }
@@ -165,6 +169,10 @@ pub fn action_fallback(def: &ActionDef) -> TokenStream {
             const NAME: &'static str = #name;
             const DESCRIPTION: &'static str = "";
             const ENTRY: #krate::ActionEntry<__S> = #krate::ActionEntry::sync::<Self>();
+        }
+        // Open parameters: trees naming it report nothing more.
+        impl #krate::__private::ParamsOf for #function {
+            type Params = #krate::__private::serde_json::Value;
         }
         impl<__S: 'static> #krate::SyncAction<__S> for #function {
             fn run(_: &mut __S, _: #krate::NoParams) -> ::core::result::Result<#krate::Outcome, #krate::ActionError> {

@@ -1,7 +1,7 @@
 //! `impl AgentSpec` for an agent: action table, name dispatch, routes, router.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{quote, quote_spanned};
 
 use super::rust_names::rust_path;
 use super::{ident, runtime};
@@ -66,9 +66,14 @@ pub(crate) fn agent_in(def: &AgentDef, by_name: &HashMap<&str, &BehaviorDef>) ->
         _ => None,
     };
     let action_refs = super::ai::action_refs(def, ai);
-    let action_paths: Vec<TokenStream> = action_refs
+    // Each entry spanned at its name, so an item that is not an action of this agent (an
+    // `actions` entry, an AI tool) is reported where the list names it.
+    let action_entries: Vec<TokenStream> = action_refs
         .iter()
-        .map(|a| rust_path(&a.path.value))
+        .map(|a| {
+            let path = rust_path(&a.path.value);
+            quote_spanned!(a.path.span.to_proc_macro()=> <#path as #krate::Action<#agent>>::ENTRY)
+        })
         .collect();
     let action_names: Vec<&str> = action_refs.iter().map(|a| a.name.value.as_str()).collect();
     let action_count = action_refs.len();
@@ -112,7 +117,7 @@ pub(crate) fn agent_in(def: &AgentDef, by_name: &HashMap<&str, &BehaviorDef>) ->
 
             fn actions() -> &'static [#krate::ActionEntry<Self>] {
                 static ACTIONS: [#krate::ActionEntry<#agent>; #action_count] = [
-                    #(<#action_paths as #krate::Action<#agent>>::ENTRY),*
+                    #(#action_entries),*
                 ];
                 &ACTIONS
             }

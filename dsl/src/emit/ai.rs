@@ -2,7 +2,7 @@
 //! hooks when `hooks = ...` names them.
 
 use proc_macro2::{Literal, TokenStream};
-use quote::quote;
+use quote::{quote, quote_spanned};
 
 use super::ident;
 use crate::model::{ActionRef, AgentDef, AiDef, AiKind, OptionValue};
@@ -55,10 +55,13 @@ pub fn ai(def: &AgentDef, ai: &AiDef, krate: &TokenStream) -> TokenStream {
         Some(n) => quote!(::core::option::Option::Some(#n)),
         None => quote!(::core::option::Option::None),
     };
-    let hooks = ai.hooks.get().map(|path| {
+    let hooks = ai.hooks.spanned().map(|hooks| {
+        let path = &hooks.value;
+        // Spanned at the path: a value that is not hooks for this agent is reported there.
+        let value = quote_spanned!(hooks.span.to_proc_macro()=> &#path);
         quote! {
             fn hooks() -> &'static dyn #krate::ai::StepHooks<Self> {
-                &#path
+                #value
             }
         }
     });

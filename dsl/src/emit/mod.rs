@@ -5,6 +5,7 @@ mod action;
 mod agent;
 mod ai;
 mod fsm;
+pub mod params;
 mod plugins;
 pub mod rust_names;
 mod state;
@@ -60,5 +61,11 @@ pub fn file(
         let spec = agent::agent_in(def, &by_name);
         quote!(#state #spec)
     });
-    quote!(#(#items)*)
+    // Each behaviour's action arguments, checked once however many agents run it (a file
+    // without agents compiles none of its behaviours).
+    let krate = agents.first().map(|a| runtime(&a.runtime));
+    let checks = krate
+        .iter()
+        .flat_map(|krate| behaviors.iter().map(|b| tree::arg_checks(&b.root, krate)));
+    quote!(#(#checks)* #(#items)*)
 }

@@ -21,14 +21,20 @@ use crate::model::{
 thread_local! {
     /// Path text -> alias, while [`with_aliases`] runs.
     static ALIASES: RefCell<HashMap<String, syn::Ident>> = RefCell::new(HashMap::new());
+    /// The file's text, while [`with_aliases`] runs: [`file_location`] reads lines from it.
+    static SOURCE: RefCell<Option<std::rc::Rc<str>>> = const { RefCell::new(None) };
 }
+
+/// Stands for the `.agent` file's path in generated strings; [`crate::build`] replaces it when
+/// it writes the file (the generator does not know where the file lives).
+pub const ORIGIN: &str = "@rust-origin@";
 
 /// One Rust name a file uses, with where it first appears.
 #[derive(Debug, Clone)]
 pub struct RustName {
     /// The path as written.
     pub path: syn::Path,
-    /// What the file uses it as: `action`, `guard`, `condition`, `hook`.
+    /// What the file uses it as: `action`, `guard`, `condition`, `hook`, `tool`.
     pub role: &'static str,
     /// Its first occurrence.
     pub span: Span,
@@ -75,6 +81,11 @@ pub fn collect(file: u32, agents: &[AgentDef], behaviors: &[BehaviorDef]) -> Vec
             Some(StrategyDef::BehaviorTree(tree)) => {
                 if let Some(TreeRef::Inline(root)) = &tree.tree {
                     trees.push(root);
+                }
+            }
+            Some(StrategyDef::Ai(ai)) => {
+                for tool in ai.tool_refs() {
+                    add(&tool.path, "tool");
                 }
             }
             _ => {}
@@ -148,16 +159,32 @@ pub fn default_checks(agents: &[AgentDef], source: &str) -> TokenStream {
     quote!(#(#checks)*)
 }
 
-/// Runs `f` (the generator) with `names` aliased: [`rust_path`] answers their aliases.
-pub fn with_aliases<R>(names: &[RustName], f: impl FnOnce() -> R) -> R {
+/// Runs `f` (the generator) with `names` aliased: [`rust_path`] answers their aliases, and
+/// [`file_location`] places spans in `source`.
+pub fn with_aliases<R>(names: &[RustName], source: &str, f: impl FnOnce() -> R) -> R {
     let map: HashMap<String, syn::Ident> = names
         .iter()
         .map(|n| (path_text(&n.path), n.alias.clone()))
         .collect();
     let previous = ALIASES.with(|a| std::mem::replace(&mut *a.borrow_mut(), map));
+    let previous_source = SOURCE.with(|s| s.borrow_mut().replace(source.into()));
     let result = f();
     ALIASES.with(|a| *a.borrow_mut() = previous);
+    SOURCE.with(|s| *s.borrow_mut() = previous_source);
     result
+}
+
+/// `"<file>:LINE:COL: "` for a span of the `.agent` file being generated ([`ORIGIN`] standing
+/// for its path), to start a message rustc shows from generated code; empty for macros, whose
+/// spans place their errors themselves.
+pub fn file_location(span: Span) -> String {
+    SOURCE.with(|s| match &*s.borrow() {
+        Some(source) if span.byte_range().is_some() => {
+            let (line, column) = line_column(source, span);
+            format!("{ORIGIN}:{line}:{column}: ")
+        }
+        _ => String::new(),
+    })
 }
 
 /// A user's path as generated code writes it: its alias for a `.agent` file's names, the path

@@ -12,8 +12,8 @@ use std::collections::HashMap;
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 
-use super::rust_names::rust_path;
-use super::{ident, runtime};
+use super::rust_names::{file_location, rust_path};
+use super::{ident, local, runtime};
 use crate::model::{
     AgentDef, BehaviorDef, BtDef, Literal, NodeDef, NodeKind, TreeRef, TreeStrategyDef,
     behaviors_by_name, group_children,
@@ -79,7 +79,14 @@ pub fn agent_tree<'a>(
         },
         None => return tree_fallback(def, krate),
     };
+    // A file's behaviours are checked once each, where the file is generated.
+    let checks = match &tree.tree {
+        Some(TreeRef::Inline(root)) => arg_checks(root, krate),
+        _ => quote!(),
+    };
     quote! {
+        #checks
+
         impl #krate::TreeAgent for #agent {
             type Nodes = #nodes;
 
@@ -173,7 +180,8 @@ pub fn bt(def: &BtDef) -> TokenStream {
                 state: quote!(#state),
             };
             let items = def.behaviors.iter().map(|b| behavior_item(&cx, b));
-            quote!(#(#items)*)
+            let checks = def.behaviors.iter().map(|b| arg_checks(&b.root, &krate));
+            quote!(#(#checks)* #(#items)*)
         }
         None => {
             let Some(root) = &def.root else {
@@ -185,7 +193,14 @@ pub fn bt(def: &BtDef) -> TokenStream {
                 behaviors: Cow::Owned(behaviors_by_name(&def.behaviors)),
                 state: quote!(_),
             };
-            node_expr(&cx, root)
+            let tree = node_expr(&cx, root);
+            let roots = std::iter::once(root).chain(def.behaviors.iter().map(|b| &b.root));
+            let checks: TokenStream = roots.map(|r| arg_checks(r, &krate)).collect();
+            if checks.is_empty() {
+                tree
+            } else {
+                quote!({ #checks #tree })
+            }
         }
     }
 }
@@ -419,6 +434,66 @@ fn node_expr(cx: &Cx<'_>, node: &NodeDef) -> TokenStream {
             quote!(#rt::Subtree::new(#text, #inner))
         }
     }
+}
+
+/// One `const` item per argument of each action leaf of `root`, plus one per leaf for its
+/// required parameters: each evaluates a check of the action's parameter type (`bt::Params`)
+/// and panics with its message, so a misspelt argument, a value of the wrong type or a missing
+/// argument fails the build at the argument (macros), or names the `.agent` file's line (files).
+/// Subtrees are checked where their behaviour is defined, once.
+pub fn arg_checks(root: &NodeDef, krate: &TokenStream) -> TokenStream {
+    let rt = quote!(#krate::bt);
+    let private = quote!(#krate::__private);
+    let mut out = TokenStream::new();
+    // An explicit stack: trees are as deep as the nesting limit allows.
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        stack.extend(node.children.iter().rev());
+        let NodeKind::Action { path, args } = &node.kind else {
+            continue;
+        };
+        let p = rust_path(&path.value);
+        let action = path_name(&path.value);
+        let path_span = path.span.to_proc_macro();
+        // Read once, at the action: parameters without `Params` are one error.
+        let shape = local("shape");
+        let read = quote_spanned!(path_span=> #private::params_shape::<<#p as #private::ParamsOf>::Params>());
+        let fail = |span: proc_macro2::Span, check: TokenStream| {
+            let message = proc_macro2::Ident::new(
+                "message",
+                proc_macro2::Span::mixed_site().located_at(span),
+            );
+            quote_spanned! {span=>
+                if let ::core::option::Option::Some(#message) = #check.message() {
+                    ::core::panic!("{}", #message)
+                }
+            }
+        };
+        let arg_checks = args.iter().map(|a| {
+            let span = a.name.span.to_proc_macro();
+            let (at, name) = (file_location(a.name.span), &a.name.value);
+            let value = arg(&rt, &a.value.value);
+            fail(
+                span,
+                quote_spanned!(span=> #private::check_arg(#shape, #at, #action, #name, &#value)),
+            )
+        });
+        let names = args.iter().map(|a| &a.name.value);
+        let at = file_location(path.span);
+        let required = fail(
+            path_span,
+            quote_spanned!(path_span=> #private::check_required(#shape, #at, #action, &[#(#names),*])),
+        );
+        // One item per leaf: its first mistake fails it, at that argument (or the action).
+        out.extend(quote! {
+            const _: () = {
+                let #shape = #read;
+                #(#arg_checks)*
+                #required
+            };
+        });
+    }
+    out
 }
 
 /// The progress type of `node` (what `Node::State` is for its expression).

@@ -83,7 +83,7 @@ pub mod patrol {
     }
 
     /// How fast to move.
-    #[derive(Debug, Deserialize, JsonSchema)]
+    #[derive(Debug, Deserialize, JsonSchema, Params)]
     pub struct Move {
         /// Steps per tick.
         pub speed: i32,
@@ -107,7 +107,7 @@ pub mod patrol {
     }
 
     /// A note to log.
-    #[derive(Debug, Deserialize, JsonSchema)]
+    #[derive(Debug, Deserialize, JsonSchema, Params)]
     pub struct Note {
         /// What to write.
         pub note: String,

@@ -1,0 +1,18 @@
+use stratagem::prelude::*;
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Sentry {}
+
+#[derive(Debug, Deserialize, JsonSchema, Params)]
+struct Move {
+    speed: u8,
+    #[serde(default)]
+    fast: bool,
+}
+
+#[action]
+fn move_to(_: &mut Sentry, _: Move) {}
+
+fn main() {
+    let _tree = bt! { action move_to(fast = true) };
+}

@@ -1,0 +1,16 @@
+use stratagem::prelude::*;
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Sentry {}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Move {
+    speed: u8,
+}
+
+#[action]
+fn move_to(_: &mut Sentry, _: Move) {}
+
+fn main() {
+    let _tree = bt! { action move_to(speed = 2) };
+}
