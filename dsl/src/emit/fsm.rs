@@ -274,7 +274,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
     let interrupt_items = interrupts(fsm, &indexed, krate);
     let nested_spec = nesting
         .as_ref()
-        .map(|n| n.spec_items(fsm, &state_ty))
+        .map(|n| n.spec_items(fsm, &state_ty, &rt))
         .unwrap_or_default();
     let nested_state = nesting
         .as_ref()
