@@ -1,7 +1,8 @@
 //! Durable runs: every input of a journaled agent is recorded, and the run replays offline to
 //! exactly the same states. 1,000 server runs (FSM agents with timers, behaviour trees reading
 //! the clock, ReAct agents on the scripted model) get random signals and timers; each journal
-//! then replays with every step's hash equal and no model call. Also: time travel and forking,
+//! (and Direct agents with async actions) then replays with every step's hash equal and no model
+//! call. Also: time travel and forking,
 //! a divergence naming its step and the differing fields, a run continued across a thaw, and
 //! bytes per step staying flat over a long run.
 //!
@@ -98,6 +99,20 @@ fn open_ticket(desk: &mut Desk, ticket: Ticket) -> Outcome {
     Outcome::new().reply(json!({"ticket": desk.tickets.len()}))
 }
 
+/// A clerk whose filing is async work: its outcome comes back as a completion.
+#[agent(strategy = Direct, actions [file], routes { "clerk.file" => file })]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Clerk {
+    filed: u32,
+}
+
+/// Files one form, taking 5 ms.
+#[action]
+async fn file(clerk: &Clerk) -> Outcome {
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    Outcome::new().set(json!({"filed": clerk.filed + 1}))
+}
+
 /// xorshift64*: reproducible randomness without a dependency.
 struct Rng(u64);
 
@@ -155,7 +170,7 @@ async fn a_thousand_recorded_runs_replay_offline_with_every_hash_equal() {
     let mut kinds = Vec::new();
     for run in 0..runs() {
         let id = format!("run-{run}");
-        let kind = run % 3;
+        let kind = run % 4;
         let agent = match kind {
             0 => {
                 let server = AgentServer::start(Gate::new().with_id(&id), options.clone()).await;
@@ -163,6 +178,10 @@ async fn a_thousand_recorded_runs_replay_offline_with_every_hash_equal() {
             }
             1 => {
                 let server = AgentServer::start(Guard::new().with_id(&id), options.clone()).await;
+                server.unwrap().handle().clone()
+            }
+            3 => {
+                let server = AgentServer::start(Clerk::new().with_id(&id), options.clone()).await;
                 server.unwrap().handle().clone()
             }
             _ => {
@@ -174,6 +193,7 @@ async fn a_thousand_recorded_runs_replay_offline_with_every_hash_equal() {
         match kind {
             0 => drive(&agent, &mut rng, &["gate.open", "gate.close"], count).await,
             1 => drive(&agent, &mut rng, &["guard.note"], count).await,
+            3 => drive(&agent, &mut rng, &["clerk.file"], count).await,
             _ => {
                 let query =
                     json!({"query": "my printer is on fire", "request_id": format!("req-{run}")});
@@ -191,7 +211,7 @@ async fn a_thousand_recorded_runs_replay_offline_with_every_hash_equal() {
     }
 
     let calls_before = model.requests().len();
-    let (mut steps, mut timers, mut ticks, mut replies) = (0, 0, 0, 0);
+    let (mut steps, mut timers, mut ticks, mut replies, mut completions) = (0, 0, 0, 0, 0);
     for (id, kind) in &kinds {
         let journal = Journal::load(&store, id).await.unwrap();
         for step in journal.steps() {
@@ -203,6 +223,7 @@ async fn a_thousand_recorded_runs_replay_offline_with_every_hash_equal() {
                 }
                 Input::Signal { origin, .. } if origin == "llm" => replies += 1,
                 Input::Tick => ticks += 1,
+                Input::Completion { .. } => completions += 1,
                 _ => {}
             }
         }
@@ -210,6 +231,7 @@ async fn a_thousand_recorded_runs_replay_offline_with_every_hash_equal() {
         let replayed = match kind {
             0 => journal.replay::<Gate>().map(|a| a.id().to_string()),
             1 => journal.replay::<Guard>().map(|a| a.id().to_string()),
+            3 => journal.replay::<Clerk>().map(|a| a.id().to_string()),
             _ => journal.replay::<Desk>().map(|a| a.id().to_string()),
         };
         assert_eq!(replayed.unwrap_or_else(|e| panic!("{id}: {e}")), *id);
@@ -224,8 +246,8 @@ async fn a_thousand_recorded_runs_replay_offline_with_every_hash_equal() {
     assert!(steps > 3 * runs, "{steps} steps in {runs} runs");
     if runs >= 30 {
         assert!(
-            timers > 0 && ticks > 0 && replies > 0,
-            "{timers} timers, {ticks} ticks, {replies} replies"
+            timers > 0 && ticks > 0 && replies > 0 && completions > 0,
+            "{timers} timers, {ticks} ticks, {replies} replies, {completions} completions"
         );
     }
 }
