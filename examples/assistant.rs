@@ -1,6 +1,7 @@
-//! An assistant that answers from memories it was given, with the AI plugins mounted: Retrieval
-//! adds the best memories to each question, Policy (mounted by default, with ModelRouting)
-//! refuses a prompt injection, and Quota refuses the request over its budget.
+//! An assistant that answers from memories it was given, with the AI plugins mounted: Chat
+//! answers `chat.message`, Retrieval adds the best memories to each question, Policy (mounted
+//! by default, with ModelRouting) refuses a prompt injection, and Quota refuses the request over
+//! its budget.
 //!
 //! ```text
 //! cargo run --example assistant        # offline, on the scripted model
@@ -8,16 +9,19 @@
 
 use std::sync::Arc;
 
-use stratagem::ai::plugins::Quota;
-use stratagem::ai::{AiRunner, ModelTable, REQUEST_COMPLETED, REQUEST_ERROR, ScriptedModel};
+use stratagem::ai::plugins::{CHAT_RESPONSE, Quota};
+use stratagem::ai::{AiRunner, ModelTable, REQUEST_ERROR, ScriptedModel};
 use stratagem::prelude::*;
 
 /// Answers questions about the office from what it was told.
 #[agent(
     strategy = React,
     model = "fast",
-    system = "Answer from the memories in the question, in one sentence.",
-    plugins = [Retrieval { top_k = 2 }, Quota { max_requests = 3 }]
+    plugins = [
+        Chat { default_model = "fast", system_prompt = "Answer from the memories in the question, in one sentence." },
+        Retrieval { top_k = 2 },
+        Quota { max_requests = 3 }
+    ]
 )]
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Assistant {}
@@ -49,15 +53,16 @@ async fn main() {
         "Is there lunch?",
     ] {
         println!("> {question}");
-        let out = assistant.handle_signal(&Signal::new("ai.query", json!({"query": question})));
+        let out =
+            assistant.handle_signal(&Signal::new("chat.message", json!({"prompt": question})));
         let out = runner.settle(&mut assistant, out).await;
         for directive in &out {
             let Directive::Emit(signal) = directive else {
                 continue;
             };
             match signal.signal_type.as_str() {
-                REQUEST_COMPLETED => {
-                    println!("  {}", signal.data["answer"].as_str().unwrap_or_default());
+                CHAT_RESPONSE => {
+                    println!("  {}", signal.data["text"].as_str().unwrap_or_default());
                 }
                 REQUEST_ERROR => println!(
                     "  refused ({}): {}",

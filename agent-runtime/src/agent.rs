@@ -15,7 +15,7 @@ use crate::action::{ActionEntry, ActionSpec, Outcome};
 use crate::directive::Directive;
 use crate::error::{ActionError, AgentError, ErrorContext};
 use crate::instruction::{ExecOptions, Instruction};
-use crate::plugin::{Plugin, PluginCall, PluginStack, PluginStates};
+use crate::plugin::{AgentTools, Plugin, PluginCall, PluginStack, PluginStates};
 use crate::route::{RouteError, RouteSpec, RouteTarget, Router};
 use crate::signal::Signal;
 use crate::snapshot::{Snapshot, Status};
@@ -78,10 +78,14 @@ pub trait AgentSpec:
 
 /// Builds the router of `S`: agent routes first, then the strategy's, then the plugins', in
 /// declaration order. A plugin mounted twice, or a plugin route with exactly the pattern of an
-/// agent route, is an error.
+/// agent route, is an error; a plugin route with exactly the pattern of a strategy route is
+/// left out (the strategy's wins).
 pub fn build_router<S: AgentSpec>() -> Result<Router, RouteError> {
     let strategy_routes = S::Strategy::signal_routes();
-    let plugin_routes = S::plugins().route_specs(S::routes())?;
+    let mut plugin_routes = S::plugins().route_specs(S::routes())?;
+    // A strategy's route wins over a plugin route with exactly its pattern: an AI agent
+    // answers `reasoning.<its strategy>.run` itself, even with Reasoning mounted.
+    plugin_routes.retain(|p| !strategy_routes.iter().any(|s| s.pattern == p.pattern));
     Router::new(
         S::routes()
             .iter()
@@ -434,14 +438,19 @@ impl<S: AgentSpec> Agent<S> {
             if !batch.is_empty() {
                 out.extend(strategy_cmd(self, std::mem::take(&mut batch)));
             }
+            let tools = AgentTools::new(&mut self.state);
             let call = PluginCall {
                 action,
                 instruction: &instruction,
                 signal: &signal,
                 agent: S::NAME,
                 agent_id: &self.id,
+                tools: &tools,
             };
-            match stack.run(index, &mut self.plugins, call) {
+            let ran = stack.run(index, &mut self.plugins, call);
+            // What the tools the action ran returned goes out before the action's own answer.
+            out.extend(tools.out.into_inner());
+            match ran {
                 Ok(directives) => out.extend(directives),
                 Err(error) => out.push(Directive::error(
                     AgentError::Action {

@@ -10,7 +10,7 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use crate::agent::{Agent, AgentSpec, DynAgent};
-use crate::ai::LlmCall;
+use crate::ai::{EmbedCall, LlmCall};
 use crate::error::{AgentError, ErrorContext};
 use crate::instruction::{ExecOptions, Instruction};
 use crate::signal::Signal;
@@ -89,6 +89,8 @@ pub enum Directive {
     /// Call a language model (an AI strategy's turn); the host routes the answer back as
     /// `ai.llm.response` and streams `ai.llm.delta` to subscribers.
     Llm(Box<LlmCall>),
+    /// Compute embeddings; the host routes the answer back as `ai.embed.response`.
+    Embed(Box<EmbedCall>),
     /// A directive defined outside this crate, executed by an executor the host registers for its
     /// kind.
     Custom(CustomDirective),
@@ -114,6 +116,7 @@ impl Directive {
             Directive::Cron { .. } => "cron",
             Directive::CronCancel { .. } => "cron_cancel",
             Directive::Llm(_) => "llm_call",
+            Directive::Embed(_) => "embed_call",
             Directive::Custom(c) => c.kind(),
         }
     }
@@ -164,6 +167,7 @@ impl Serialize for Directive {
             }
             Directive::CronCancel { id } => st.serialize_field("id", id)?,
             Directive::Llm(call) => st.serialize_field("call", call)?,
+            Directive::Embed(call) => st.serialize_field("call", call)?,
             Directive::Custom(c) => st.serialize_field("data", &c.0.to_json())?,
         }
         st.end()

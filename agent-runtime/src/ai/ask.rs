@@ -13,10 +13,10 @@ use crate::instruction::Instruction;
 use crate::runner::run_async_actions;
 
 use super::machine::{LlmReply, QUERY};
-use super::model::{LlmDelta, LlmError, collect_stream};
+use super::model::{EmbeddingRequest, Embeddings, LlmDelta, LlmError, collect_stream};
 use super::models::{ModelTable, UnknownAlias};
 use super::spec::AiAgent;
-use super::state::{AiResult, LlmCall, Phase};
+use super::state::{AiResult, EmbedReply, LlmCall, Phase};
 use super::strategies::AiStrategy;
 
 type DeltaFn = dyn Fn(&LlmCall, &LlmDelta) + Send + Sync;
@@ -129,9 +129,13 @@ impl AiRunner {
         Ok(AiAnswer { result, directives })
     }
 
-    /// Executes the `Llm` and `RunInstruction` directives among `directives` (each batch
-    /// concurrently), feeding results back through `cmd`, until the agent starts no more work;
-    /// returns every other directive in order.
+    /// Executes the `Llm`, `Embed` and `RunInstruction` directives among `directives` (each
+    /// batch concurrently), feeding results back, until the agent starts no more work;
+    /// returns every other directive in order. Tool results go through `cmd`; model answers
+    /// too for an agent without plugins (all of a batch at once), and through
+    /// [`handle_signal`](Agent::handle_signal) one by one for an agent with plugins, as a
+    /// server routes them, so the plugins' hooks see them and a plugin's own calls (Chat's,
+    /// Reasoning's) reach the plugin. Embeddings always go through `handle_signal`.
     pub async fn settle<S: AgentSpec>(
         &self,
         agent: &mut Agent<S>,
@@ -141,28 +145,60 @@ impl AiRunner {
         let mut pending = directives;
         loop {
             let mut calls = Vec::new();
+            let mut embeds = Vec::new();
             let mut runs = Vec::new();
             for directive in pending.drain(..) {
                 match directive {
                     Directive::Llm(call) => calls.push(*call),
+                    Directive::Embed(call) => embeds.push(*call),
                     Directive::RunInstruction { instruction, exec } => {
                         runs.push((instruction, exec))
                     }
                     other => out.push(other),
                 }
             }
-            if calls.is_empty() && runs.is_empty() {
+            if calls.is_empty() && runs.is_empty() && embeds.is_empty() {
                 return out;
             }
             let tools = run_async_actions(agent, runs);
             let replies = join_all(calls.into_iter().map(|call| async move {
                 let result = self.call_model(&call).await;
-                LlmReply::new(call.call_id, result).into_instruction()
+                LlmReply::new(call.call_id, result)
             }));
-            let (mut results, replies) = futures::join!(tools, replies);
-            results.extend(replies);
-            pending = agent.cmd(results);
+            let embedded = join_all(embeds.into_iter().map(|call| async move {
+                let result = self.embed(&call.request).await;
+                EmbedReply::new(call.call_id, result)
+            }));
+            let (results, replies, embedded) = futures::join!(tools, replies, embedded);
+            let mut instructions = results;
+            // With plugins, each answer is routed as a server routes it: the plugins' hooks
+            // see it, and a plugin's own calls reach the plugin.
+            let to_route = if S::plugins().is_empty() {
+                instructions.extend(replies.into_iter().map(LlmReply::into_instruction));
+                Vec::new()
+            } else {
+                replies
+            };
+            pending = if instructions.is_empty() {
+                Vec::new()
+            } else {
+                agent.cmd(instructions)
+            };
+            for reply in to_route {
+                pending.extend(agent.handle_signal(&reply.into_signal()));
+            }
+            for reply in embedded {
+                pending.extend(agent.handle_signal(&reply.into_signal()));
+            }
         }
+    }
+
+    /// Resolves the request's alias and asks its provider for embeddings.
+    pub async fn embed(&self, request: &EmbeddingRequest) -> Result<Embeddings, LlmError> {
+        let entry = self.models.resolve(&request.model)?;
+        let mut request = request.clone();
+        request.model.clone_from(&entry.model);
+        entry.provider.embed(request).await
     }
 
     /// Resolves the call's alias and asks the model (streaming when `on_delta` is set).

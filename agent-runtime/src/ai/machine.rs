@@ -9,8 +9,6 @@
 //! in call order once the whole round is in. Chain of Thought / Draft make one LLM call and
 //! parse the answer.
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
-
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -18,6 +16,7 @@ use crate::action::{ActionFn, Outcome};
 use crate::directive::Directive;
 use crate::error::{ActionError, AgentError, ErrorContext};
 use crate::instruction::Instruction;
+use crate::plugin::run_sync_tool;
 use crate::signal::Signal;
 use crate::snapshot::{Snapshot, Status};
 use crate::state_op::apply_ops;
@@ -32,7 +31,7 @@ use super::parse::{Reasoning, chain_of_draft, chain_of_thought};
 use super::schema;
 use super::search::{self, Concluded};
 use super::semconv;
-use super::spec::AiAgent;
+use super::spec::{AiAgent, AiConfig};
 use super::state::{
     AiFailure, AiResult, AiRun, AiState, LlmCall, PendingTool, Phase, Termination, ToolResult,
 };
@@ -200,12 +199,16 @@ pub(crate) fn status(ai: &AiState) -> Status {
 /// The `Llm` directives the agent was waiting on: what a host re-issues when it thaws an agent
 /// checkpointed mid-call (several when a search had a step in flight; the calls that had
 /// answered are not among them).
-pub fn pending_llm_calls<S: AiAgent>(ai: &AiState, kind: StrategyKind) -> Vec<LlmCall> {
+pub fn pending_llm_calls<S: AiAgent>(
+    config: &AiConfig,
+    ai: &AiState,
+    kind: StrategyKind,
+) -> Vec<LlmCall> {
     let Some(run) = ai.run.as_ref().filter(|_| ai.phase == Phase::AwaitingLlm) else {
         return Vec::new();
     };
     if !run.calls.is_empty() {
-        return search::pending_calls::<S>(run);
+        return search::pending_calls(config, run);
     }
     let Some(call_id) = run.llm_call.clone() else {
         return Vec::new();
@@ -214,12 +217,11 @@ pub fn pending_llm_calls<S: AiAgent>(ai: &AiState, kind: StrategyKind) -> Vec<Ll
     vec![LlmCall {
         call_id,
         request_id: run.request_id.clone(),
-        request: request_for::<S>(run, react),
+        request: request_for::<S>(config, run, react),
     }]
 }
 
-fn request_for<S: AiAgent>(run: &AiRun, react: bool) -> LlmRequest {
-    let config = S::AI;
+fn request_for<S: AiAgent>(config: &AiConfig, run: &AiRun, react: bool) -> LlmRequest {
     let mut request = LlmRequest::new(
         run.model.as_deref().unwrap_or(config.model),
         run.messages.clone(),
@@ -349,7 +351,7 @@ impl<S: AiAgent> Machine<'_, S> {
             );
             return self.bad_instruction(&instruction, message);
         }
-        let config = S::AI;
+        let config = self.state.config();
         let (kind, adaptive) = match self.kind {
             StrategyKind::Adaptive => {
                 let choice = adaptive::choose(&query, &config.reasoning, !config.tools.is_empty());
@@ -408,11 +410,12 @@ impl<S: AiAgent> Machine<'_, S> {
         self.run().step += 1;
         self.hooks.on_step_start(self.state, self.step());
         let react = self.running() == StrategyKind::React;
+        let config = self.state.config();
         let run = self.run();
         run.llm_calls += 1;
         let call_id = format!("{}/llm/{}", run.request_id, run.llm_calls);
         run.llm_call = Some(call_id.clone());
-        let request = request_for::<S>(run, react);
+        let request = request_for::<S>(&config, run, react);
         let request_id = self.run().request_id.clone();
         self.ai.phase = Phase::AwaitingLlm;
         self.out.push(Directive::Llm(Box::new(LlmCall {
@@ -606,20 +609,9 @@ impl<S: AiAgent> Machine<'_, S> {
         run: fn(&mut S, Value) -> Result<Outcome, ActionError>,
         params: Value,
     ) -> Result<Option<Value>, String> {
-        let mut draft = self.state.clone();
-        let outcome = match catch_unwind(AssertUnwindSafe(|| run(&mut draft, params))) {
-            Ok(Ok(outcome)) => outcome,
-            Ok(Err(e)) => return Err(e.message().to_string()),
-            Err(payload) => {
-                return Err(ActionError::panicked(name, payload.as_ref())
-                    .message()
-                    .to_string());
-            }
-        };
-        apply_ops(&mut draft, &outcome.ops).map_err(|e| e.message().to_string())?;
-        *self.state = draft;
-        self.out.extend(outcome.directives);
-        Ok(outcome.reply.map(|r| *r))
+        let (reply, directives) = run_sync_tool(self.state, name, run, params)?;
+        self.out.extend(directives);
+        Ok(reply)
     }
 
     fn completion(&mut self, instruction: Instruction) {
@@ -732,7 +724,7 @@ impl<S: AiAgent> Machine<'_, S> {
         self.hooks.on_step_end(self.state, self.step());
         if self.stop_condition() {
             self.finish(Termination::StopCondition, None, Vec::new(), None);
-        } else if self.run().llm_calls >= S::AI.max_iterations {
+        } else if self.run().llm_calls >= self.state.config().max_iterations {
             self.finish(Termination::MaxIterations, None, Vec::new(), None);
         } else {
             self.start_step();

@@ -75,20 +75,21 @@ pub use machine::{
     USAGE,
 };
 pub use model::{
-    ChatMessage, DeltaAccumulator, FinishReason, LanguageModel, LlmDelta, LlmError, LlmErrorKind,
-    LlmRequest, LlmResponse, Role, ToolCall, ToolChoice, ToolSpec, Usage, collect_stream,
-    deltas_of, parse_arguments,
+    ChatMessage, DeltaAccumulator, EmbeddingRequest, Embeddings, FinishReason, LanguageModel,
+    LlmDelta, LlmError, LlmErrorKind, LlmRequest, LlmResponse, ResponseFormat, Role, ToolCall,
+    ToolChoice, ToolSpec, Usage, collect_stream, cosine, deltas_of, parse_arguments,
 };
 pub use models::{ModelEntry, ModelTable, UnknownAlias};
 #[cfg(feature = "ai-http")]
 pub use openai::OpenAiCompatible;
 pub use options::{Aggregation, ReasoningConfig, Traversal};
 pub use parse::{Reasoning, chain_of_draft, chain_of_thought};
-pub use scripted::{ScriptError, ScriptedModel};
+pub use scripted::{EMBEDDING_DIMENSIONS, ScriptError, ScriptedModel};
 pub use search::{Purpose, SearchCall, Trace};
 pub use spec::{AiAgent, AiConfig};
 pub use state::{
-    AiFailure, AiResult, AiRun, AiState, LlmCall, PendingTool, Phase, Termination, ToolResult,
+    AiFailure, AiResult, AiRun, AiState, EMBED_RESPONSE, EmbedCall, EmbedReply, LlmCall,
+    PendingTool, Phase, Termination, ToolResult,
 };
 pub use strategies::{
     Adaptive, AiStrategy, AlgorithmOfThoughts, ChainOfDraft, ChainOfThought, GraphOfThoughts,

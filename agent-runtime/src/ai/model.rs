@@ -129,6 +129,58 @@ pub struct LlmRequest {
     /// The longest answer, in tokens.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u32>,
+    /// Structured output: the answer must be JSON matching this schema. A provider whose
+    /// endpoint supports it sends it (OpenAI's `response_format`); the caller validates the
+    /// answer either way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_format: Option<ResponseFormat>,
+}
+
+/// The JSON schema an answer must follow (structured output).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResponseFormat {
+    /// A name for the schema (`plan`); providers ask for `[a-zA-Z0-9_-]`.
+    pub name: String,
+    /// The JSON schema.
+    pub schema: Value,
+}
+
+/// A request for embeddings: one vector per input text.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EmbeddingRequest {
+    /// The model: an alias in a directive, the provider's model id once the host resolved it.
+    pub model: String,
+    /// The texts, in order.
+    pub inputs: Vec<String>,
+}
+
+/// The embeddings of an [`EmbeddingRequest`], in the order of its inputs.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Embeddings {
+    /// One vector per input.
+    pub vectors: Vec<Vec<f32>>,
+    /// Tokens used.
+    #[serde(default)]
+    pub usage: Usage,
+}
+
+/// The cosine similarity of two vectors (0 when either is all zeros or their lengths differ).
+pub fn cosine(a: &[f32], b: &[f32]) -> f64 {
+    if a.len() != b.len() {
+        return 0.0;
+    }
+    let (mut dot, mut na, mut nb) = (0.0f64, 0.0f64, 0.0f64);
+    for (x, y) in a.iter().zip(b) {
+        let (x, y) = (f64::from(*x), f64::from(*y));
+        dot += x * y;
+        na += x * x;
+        nb += y * y;
+    }
+    if na == 0.0 || nb == 0.0 {
+        0.0
+    } else {
+        dot / (na.sqrt() * nb.sqrt())
+    }
 }
 
 impl LlmRequest {
@@ -141,6 +193,7 @@ impl LlmRequest {
             tool_choice: ToolChoice::Auto,
             temperature: None,
             max_tokens: None,
+            response_format: None,
         }
     }
 
@@ -368,6 +421,20 @@ pub trait LanguageModel: Send + Sync + fmt::Debug {
 
     /// Answers a request.
     fn generate(&self, request: LlmRequest) -> BoxFuture<'static, Result<LlmResponse, LlmError>>;
+
+    /// Computes embeddings (OpenAI's `/v1/embeddings`). The default fails: the provider
+    /// computes none.
+    fn embed(&self, request: EmbeddingRequest) -> BoxFuture<'static, Result<Embeddings, LlmError>> {
+        let message = format!(
+            "provider `{}` does not compute embeddings (model `{}`)",
+            self.name(),
+            request.model
+        );
+        Box::pin(std::future::ready(Err(LlmError::new(
+            LlmErrorKind::Other,
+            message,
+        ))))
+    }
 
     /// Answers a request as a stream of deltas ending with [`LlmDelta::Finish`]. The default
     /// generates the whole answer and replays it as deltas.

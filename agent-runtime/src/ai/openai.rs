@@ -17,8 +17,8 @@ use serde_json::{Value, json};
 
 use super::event_stream::{EventStreamLimits, EventStreamParser, ServerSentEvent};
 use super::model::{
-    ChatMessage, FinishReason, LanguageModel, LlmDelta, LlmError, LlmErrorKind, LlmRequest,
-    LlmResponse, Role, ToolCall, ToolChoice, Usage, parse_arguments,
+    ChatMessage, EmbeddingRequest, Embeddings, FinishReason, LanguageModel, LlmDelta, LlmError,
+    LlmErrorKind, LlmRequest, LlmResponse, Role, ToolCall, ToolChoice, Usage, parse_arguments,
 };
 use super::retry_wait::{random_draw, server_asked, wait_before_retry};
 use crate::instruction::ExecOptions;
@@ -43,9 +43,13 @@ pub struct OpenAiCompatible {
 struct Inner {
     client: reqwest::Client,
     url: String,
+    /// `{base}/embeddings`.
+    embeddings_url: String,
     key: Option<Key>,
     retry: ExecOptions,
     strict_tools: bool,
+    /// `response_format` as `json_schema` (else `json_object`).
+    structured_outputs: bool,
     stream_limits: EventStreamLimits,
 }
 
@@ -79,13 +83,16 @@ impl OpenAiCompatible {
     pub fn new(base_url: impl Into<String>) -> Self {
         let base = base_url.into();
         let url = format!("{}/chat/completions", base.trim_end_matches('/'));
+        let embeddings_url = format!("{}/embeddings", base.trim_end_matches('/'));
         OpenAiCompatible {
             inner: Arc::new(Inner {
                 client: reqwest::Client::new(),
                 url,
+                embeddings_url,
                 key: None,
                 retry: ExecOptions::DEFAULT,
                 strict_tools: false,
+                structured_outputs: true,
                 stream_limits: EventStreamLimits::DEFAULT,
             }),
         }
@@ -103,12 +110,14 @@ impl OpenAiCompatible {
         let mut inner = Arc::try_unwrap(self.inner).unwrap_or_else(|shared| Inner {
             client: shared.client.clone(),
             url: shared.url.clone(),
+            embeddings_url: shared.embeddings_url.clone(),
             key: shared.key.as_ref().map(|k| Key {
                 var: k.var.clone(),
                 value: k.value.clone(),
             }),
             retry: shared.retry,
             strict_tools: shared.strict_tools,
+            structured_outputs: shared.structured_outputs,
             stream_limits: shared.stream_limits,
         });
         f(&mut inner);
@@ -157,6 +166,15 @@ impl OpenAiCompatible {
         self.with(|inner| inner.strict_tools = strict)
     }
 
+    /// How a request's [`response_format`](crate::ai::LlmRequest::response_format) goes out:
+    /// as OpenAI's `{"type": "json_schema", ...}` (the default), or, for endpoints without
+    /// structured outputs, as `{"type": "json_object"}` (JSON mode; the schema is then only in
+    /// the prompt, and the caller's validation is what holds the answer to it).
+    #[must_use]
+    pub fn structured_outputs(self, supported: bool) -> Self {
+        self.with(|inner| inner.structured_outputs = supported)
+    }
+
     /// Caps on a streamed answer's lines and events ([`EventStreamLimits::DEFAULT`] unless
     /// set): a server that sends more without ending them gets its stream closed with a
     /// [`LlmErrorKind::Malformed`] error instead of growing memory.
@@ -172,15 +190,29 @@ impl OpenAiCompatible {
 }
 
 impl Inner {
+    /// The JSON body of a chat completion request.
+    fn body(&self, request: &LlmRequest, stream: bool) -> Value {
+        let mut body = request_body(request, stream, self.strict_tools);
+        if !self.structured_outputs && body.get("response_format").is_some() {
+            body["response_format"] = json!({"type": "json_object"});
+        }
+        body
+    }
+
     /// Sends the request and returns a response with a success status, retrying what may
     /// succeed on another attempt.
     async fn send(&self, body: &Value) -> Result<reqwest::Response, LlmError> {
+        self.send_to(&self.url, body).await
+    }
+
+    /// [`send`](Inner::send) to another endpoint of the same server.
+    async fn send_to(&self, url: &str, body: &Value) -> Result<reqwest::Response, LlmError> {
         let mut attempt = 0u32;
         loop {
             attempt += 1;
             let mut request = self
                 .client
-                .post(&self.url)
+                .post(url)
                 .header(reqwest::header::CONTENT_TYPE, "application/json")
                 .body(body.to_string());
             if let Some(key) = &self.key {
@@ -190,22 +222,19 @@ impl Inner {
                 Err(_) => Err((
                     LlmError::new(
                         LlmErrorKind::Timeout,
-                        format!(
-                            "no response from {} within {:?}",
-                            self.url, self.retry.timeout
-                        ),
+                        format!("no response from {url} within {:?}", self.retry.timeout),
                     ),
                     None,
                 )),
                 Ok(Err(e)) => Err((
                     LlmError::new(
                         LlmErrorKind::Transport,
-                        format!("cannot reach {}: {}", self.url, without_url(&e)),
+                        format!("cannot reach {url}: {}", without_url(&e)),
                     ),
                     None,
                 )),
                 Ok(Ok(response)) if response.status().is_success() => Ok(response),
-                Ok(Ok(response)) => Err(self.status_error(response).await),
+                Ok(Ok(response)) => Err(self.status_error(url, response).await),
             };
             match result {
                 Ok(response) => return Ok(response),
@@ -221,14 +250,18 @@ impl Inner {
                     }
                     let wait =
                         wait_before_retry(&self.retry, attempt - 1, retry_after, random_draw());
-                    tracing::debug!(url = %self.url, attempt, ?wait, error = %error, "retrying the model call");
+                    tracing::debug!(url = %url, attempt, ?wait, error = %error, "retrying the model call");
                     tokio::time::sleep(wait).await;
                 }
             }
         }
     }
 
-    async fn status_error(&self, response: reqwest::Response) -> (LlmError, Option<Duration>) {
+    async fn status_error(
+        &self,
+        url: &str,
+        response: reqwest::Response,
+    ) -> (LlmError, Option<Duration>) {
         let status = response.status();
         let header = |name| response.headers().get(name).and_then(|v| v.to_str().ok());
         let retry_after = server_asked(
@@ -251,8 +284,7 @@ impl Inner {
         let error = LlmError::new(
             kind,
             format!(
-                "HTTP {status} from {}{}",
-                self.url,
+                "HTTP {status} from {url}{}",
                 detail.map_or(String::new(), |d| format!(": {d}"))
             ),
         )
@@ -320,6 +352,16 @@ pub(crate) fn request_body(request: &LlmRequest, stream: bool, strict_tools: boo
     }
     if let Some(n) = request.max_tokens {
         body["max_tokens"] = json!(n);
+    }
+    if let Some(format) = &request.response_format {
+        body["response_format"] = json!({
+            "type": "json_schema",
+            "json_schema": {
+                "name": format.name,
+                "schema": super::provider_schema(&format.schema, strict_tools),
+                "strict": strict_tools,
+            },
+        });
     }
     if stream {
         body["stream"] = json!(true);
@@ -441,6 +483,60 @@ pub(crate) fn parse_completion(body: &str) -> Result<LlmResponse, LlmError> {
         usage: usage_of(value.get("usage")),
         id: text_of("id"),
         model: text_of("model"),
+    })
+}
+
+/// An embeddings answer (`{"data": [{"index", "embedding": [...]}], "usage"}`), checked to
+/// hold one vector per input.
+pub(crate) fn parse_embeddings(body: &str, inputs: usize) -> Result<Embeddings, LlmError> {
+    let value: Value = serde_json::from_str(body).map_err(|e| {
+        malformed(format!(
+            "the embeddings answer is not valid JSON ({e}); it starts with {:?}",
+            body.chars().take(80).collect::<String>()
+        ))
+    })?;
+    let data = value
+        .get("data")
+        .and_then(Value::as_array)
+        .ok_or_else(|| malformed("the embeddings answer has no `data` list"))?;
+    if data.len() != inputs {
+        return Err(malformed(format!(
+            "the embeddings answer holds {} vector(s) for {inputs} input(s)",
+            data.len()
+        )));
+    }
+    let mut vectors: Vec<Option<Vec<f32>>> = vec![None; inputs];
+    for (position, item) in data.iter().enumerate() {
+        let index = item
+            .get("index")
+            .and_then(Value::as_u64)
+            .map_or(position, |i| usize::try_from(i).unwrap_or(usize::MAX));
+        let vector = item
+            .get("embedding")
+            .and_then(Value::as_array)
+            .and_then(|numbers| {
+                numbers
+                    .iter()
+                    .map(|n| n.as_f64().map(|f| f as f32))
+                    .collect::<Option<Vec<f32>>>()
+            })
+            .ok_or_else(|| {
+                malformed(format!(
+                    "`data[{position}].embedding` is not a list of numbers"
+                ))
+            })?;
+        match vectors.get_mut(index) {
+            Some(slot @ None) => *slot = Some(vector),
+            _ => {
+                return Err(malformed(format!(
+                    "`data[{position}].index` is {index}: out of range or repeated"
+                )));
+            }
+        }
+    }
+    Ok(Embeddings {
+        vectors: vectors.into_iter().flatten().collect(),
+        usage: usage_of(value.get("usage")),
     })
 }
 
@@ -617,7 +713,7 @@ impl LanguageModel for OpenAiCompatible {
     fn generate(&self, request: LlmRequest) -> BoxFuture<'static, Result<LlmResponse, LlmError>> {
         let inner = self.inner.clone();
         Box::pin(async move {
-            let body = request_body(&request, false, inner.strict_tools);
+            let body = inner.body(&request, false);
             let response = inner.send(&body).await?;
             let text = match tokio::time::timeout(inner.retry.timeout, response.text()).await {
                 Err(_) => {
@@ -642,6 +738,36 @@ impl LanguageModel for OpenAiCompatible {
         })
     }
 
+    /// `POST {base}/embeddings` with `{"model", "input": [...]}`; the vectors come back in the
+    /// order of the inputs (by each item's `index` when the server gives it).
+    fn embed(&self, request: EmbeddingRequest) -> BoxFuture<'static, Result<Embeddings, LlmError>> {
+        let inner = self.inner.clone();
+        Box::pin(async move {
+            let body = json!({"model": request.model, "input": request.inputs});
+            let url = inner.embeddings_url.clone();
+            let response = inner.send_to(&url, &body).await?;
+            let text = match tokio::time::timeout(inner.retry.timeout, response.text()).await {
+                Err(_) => {
+                    return Err(LlmError::new(
+                        LlmErrorKind::Timeout,
+                        format!(
+                            "the embeddings from {url} did not arrive within {:?}",
+                            inner.retry.timeout
+                        ),
+                    ));
+                }
+                Ok(Err(e)) => {
+                    return Err(malformed(format!(
+                        "the embeddings from {url} broke off: {}",
+                        without_url(&e)
+                    )));
+                }
+                Ok(Ok(text)) => text,
+            };
+            parse_embeddings(&text, request.inputs.len())
+        })
+    }
+
     fn stream(&self, request: LlmRequest) -> BoxStream<'static, Result<LlmDelta, LlmError>> {
         let inner = self.inner.clone();
         enum State {
@@ -661,7 +787,7 @@ impl LanguageModel for OpenAiCompatible {
                 match state {
                     State::Done => return None,
                     State::Start(inner, request) => {
-                        let body = request_body(&request, true, inner.strict_tools);
+                        let body = inner.body(&request, true);
                         match inner.send(&body).await {
                             Err(e) => return Some((Err(e), State::Done)),
                             Ok(response) => {

@@ -13,8 +13,8 @@ use crate::journal::StateHash;
 
 use super::cassette::{Interaction, RecordedReply, first_difference, replay_deltas};
 use super::model::{
-    LanguageModel, LlmDelta, LlmError, LlmErrorKind, LlmRequest, LlmResponse, ToolCall, Usage,
-    deltas_of,
+    EmbeddingRequest, Embeddings, LanguageModel, LlmDelta, LlmError, LlmErrorKind, LlmRequest,
+    LlmResponse, ToolCall, Usage, deltas_of,
 };
 
 /// One scripted answer.
@@ -455,6 +455,28 @@ impl LanguageModel for ScriptedModel {
         })
     }
 
+    /// Embeds each input offline: its lowercased words, hashed into [`EMBEDDING_DIMENSIONS`]
+    /// buckets (FNV-1a) and normalised. Texts sharing words are close; the same text always
+    /// gets the same vector. Usage counts 4 bytes a token, as answers do.
+    fn embed(&self, request: EmbeddingRequest) -> BoxFuture<'static, Result<Embeddings, LlmError>> {
+        let vectors: Vec<Vec<f32>> = request.inputs.iter().map(|t| hashed_words(t)).collect();
+        let tokens = request.inputs.iter().map(|t| t.len() as u64 / 4 + 1).sum();
+        let latency = self.latency;
+        Box::pin(async move {
+            if !latency.is_zero() {
+                tokio::time::sleep(latency).await;
+            }
+            Ok(Embeddings {
+                vectors,
+                usage: Usage {
+                    prompt_tokens: tokens,
+                    completion_tokens: 0,
+                    total_tokens: tokens,
+                },
+            })
+        })
+    }
+
     /// Streams the scripted answer in small pieces: text in chunks of a few characters, each
     /// tool call's arguments split in two, as real providers do.
     fn stream(&self, request: LlmRequest) -> BoxStream<'static, Result<LlmDelta, LlmError>> {
@@ -483,6 +505,31 @@ impl LanguageModel for ScriptedModel {
             })
             .boxed()
     }
+}
+
+/// The length of the scripted model's embeddings.
+pub const EMBEDDING_DIMENSIONS: usize = 64;
+
+/// A bag of words as a unit vector: each lowercased word adds 1 to bucket FNV-1a(word) mod
+/// [`EMBEDDING_DIMENSIONS`].
+fn hashed_words(text: &str) -> Vec<f32> {
+    let mut vector = vec![0f32; EMBEDDING_DIMENSIONS];
+    for word in text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        for byte in word.to_lowercase().bytes() {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+        vector[(hash % EMBEDDING_DIMENSIONS as u64) as usize] += 1.0;
+    }
+    let norm = vector.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 0.0 {
+        vector.iter_mut().for_each(|x| *x /= norm);
+    }
+    vector
 }
 
 fn split(deltas: Vec<LlmDelta>) -> Vec<LlmDelta> {

@@ -24,7 +24,7 @@ use super::kind::StrategyKind;
 use super::machine::Machine;
 use super::model::{ChatMessage, LlmRequest, LlmResponse};
 use super::options::ReasoningConfig;
-use super::spec::AiAgent;
+use super::spec::{AiAgent, AiConfig};
 use super::state::{AiRun, LlmCall, Phase, Termination};
 use super::tot::{self, TreeSearch};
 use super::trm::{self, Refinement};
@@ -190,28 +190,28 @@ pub(crate) fn without_line(text: &str, marker: &str) -> String {
 }
 
 /// The calls a thawed search still waits for, as directives' payloads.
-pub(crate) fn pending_calls<S: AiAgent>(run: &AiRun) -> Vec<LlmCall> {
+pub(crate) fn pending_calls(config: &AiConfig, run: &AiRun) -> Vec<LlmCall> {
     run.calls
         .iter()
         .map(|call| LlmCall {
             call_id: call.call_id.clone(),
             request_id: run.request_id.clone(),
-            request: request_for::<S>(run.model.as_deref(), call.messages.clone()),
+            request: request_for(config, run.model.as_deref(), call.messages.clone()),
         })
         .collect()
 }
 
-fn request_for<S: AiAgent>(model: Option<&str>, messages: Vec<ChatMessage>) -> LlmRequest {
-    let mut request = LlmRequest::new(model.unwrap_or(S::AI.model), messages);
-    request.temperature = S::AI.temperature;
-    request.max_tokens = S::AI.max_tokens;
+fn request_for(config: &AiConfig, model: Option<&str>, messages: Vec<ChatMessage>) -> LlmRequest {
+    let mut request = LlmRequest::new(model.unwrap_or(config.model), messages);
+    request.temperature = config.temperature;
+    request.max_tokens = config.max_tokens;
     request
 }
 
 impl<S: AiAgent> Machine<'_, S> {
     fn budget_left(&self) -> u32 {
         let run = self.run_ref();
-        let reasoning = &S::AI.reasoning;
+        let reasoning = &self.state.config().reasoning;
         let spent = reasoning
             .token_budget
             .is_some_and(|budget| run.usage.total_tokens >= budget);
@@ -225,12 +225,13 @@ impl<S: AiAgent> Machine<'_, S> {
     /// Runs `f` on the run's trace with a planning context, then issues the calls it made.
     fn with_cx<R>(&mut self, f: impl FnOnce(&mut Option<Trace>, &mut Cx<'_>) -> R) -> R {
         let calls_left = self.budget_left();
-        let config = S::AI.reasoning;
+        let ai = self.state.config();
+        let config = ai.reasoning;
         let run = self.ai.run.as_mut().expect("a search runs in a request");
         let mut cx = Cx {
             query: &run.query,
             config: &config,
-            system: S::AI.system,
+            system: ai.system,
             calls_left,
             issued: Vec::new(),
         };
@@ -241,6 +242,7 @@ impl<S: AiAgent> Machine<'_, S> {
     }
 
     fn issue(&mut self, issued: Vec<(Purpose, Vec<ChatMessage>)>) {
+        let ai_config = self.state.config();
         let run = self.ai.run.as_mut().expect("a search runs in a request");
         run.calls.reserve(issued.len());
         self.out.reserve(issued.len());
@@ -255,7 +257,7 @@ impl<S: AiAgent> Machine<'_, S> {
             self.out.push(Directive::Llm(Box::new(LlmCall {
                 call_id,
                 request_id: run.request_id.clone(),
-                request: request_for::<S>(run.model.as_deref(), messages),
+                request: request_for(&ai_config, run.model.as_deref(), messages),
             })));
         }
     }

@@ -105,6 +105,13 @@ pub trait AiAgent: AgentSpec {
     /// The configuration.
     const AI: AiConfig;
 
+    /// The configuration a request of this agent runs with: [`AI`](AiAgent::AI) (what
+    /// `#[agent]` declares). A host type whose configuration is known only at run time (the
+    /// Reasoning plugin's, from its options) returns it from its state.
+    fn config(&self) -> AiConfig {
+        Self::AI
+    }
+
     /// The step hooks (none by default). Return a `static`: a [`Hooks`](super::Hooks) built
     /// from functions, or your own [`StepHooks`] type.
     fn hooks() -> &'static dyn StepHooks<Self> {

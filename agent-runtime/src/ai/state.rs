@@ -4,6 +4,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::signal::Signal;
+
 use super::adaptive::AdaptiveChoice;
 use super::kind::StrategyKind;
 use super::model::{ChatMessage, LlmError, LlmRequest, Usage};
@@ -218,6 +220,59 @@ pub struct AiState {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub in_flight: Vec<String>,
 }
+
+/// A directive asking the host for embeddings; the host routes the answer back as
+/// `ai.embed.response` ([`EmbedReply`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EmbedCall {
+    /// Correlates the answer with the call.
+    pub call_id: String,
+    /// The request the call belongs to.
+    pub request_id: String,
+    /// The request; its `model` is the alias the host resolves.
+    pub request: super::EmbeddingRequest,
+}
+
+/// The answer to an [`EmbedCall`], as hosts feed it back (`ai.embed.response`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EmbedReply {
+    /// The call it answers.
+    pub call_id: String,
+    /// The embeddings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embeddings: Option<super::Embeddings>,
+    /// Or why there are none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<super::LlmError>,
+}
+
+impl EmbedReply {
+    /// The reply to `call_id`.
+    pub fn new(
+        call_id: impl Into<String>,
+        result: Result<super::Embeddings, super::LlmError>,
+    ) -> Self {
+        let (embeddings, error) = match result {
+            Ok(e) => (Some(e), None),
+            Err(e) => (None, Some(e)),
+        };
+        EmbedReply {
+            call_id: call_id.into(),
+            embeddings,
+            error,
+        }
+    }
+
+    /// As the signal a host routes back to the agent.
+    pub fn into_signal(self) -> Signal {
+        let id = format!("{}/reply", self.call_id);
+        let data = serde_json::to_value(&self).unwrap_or(Value::Null);
+        Signal::with_id(id, EMBED_RESPONSE, data)
+    }
+}
+
+/// The answer to an [`EmbedCall`]: data [`EmbedReply`].
+pub const EMBED_RESPONSE: &str = "ai.embed.response";
 
 /// The directive an AI strategy returns to have the model called.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

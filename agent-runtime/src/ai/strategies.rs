@@ -180,7 +180,11 @@ macro_rules! ai_strategy {
             const KIND: StrategyKind = $kind;
 
             fn pending_llm_calls(agent: &Agent<S>) -> Vec<LlmCall> {
-                machine::pending_llm_calls::<S>(agent.strategy_state(), $kind)
+                machine::pending_llm_calls::<S>(
+                    &agent.state().config(),
+                    agent.strategy_state(),
+                    $kind,
+                )
             }
         }
     };

@@ -24,6 +24,7 @@ mod slice;
 mod stack;
 #[cfg(test)]
 mod tests;
+mod tools;
 
 use std::borrow::Cow;
 use std::fmt;
@@ -41,6 +42,8 @@ use crate::signal::Signal;
 pub(crate) use slice::SavedStates;
 pub use slice::{PluginSlice, PluginStates};
 pub use stack::{DynPlugin, PluginStack};
+pub(crate) use tools::{AgentTools, run_sync_tool};
+pub use tools::{NoTools, PluginTools};
 
 /// A capability an agent mounts. The implementing type is the plugin's configuration: its
 /// fields are the options (`Quota { max_requests = 50 }` sets one, [`Default`] gives the
@@ -182,6 +185,8 @@ pub struct PluginCall<'a> {
     pub agent: &'static str,
     /// The agent's id.
     pub agent_id: &'a str,
+    /// The agent's actions, as tools the plugin may list and run.
+    pub tools: &'a dyn PluginTools,
 }
 
 impl PluginCall<'_> {

@@ -11,8 +11,8 @@ use serde_json::json;
 use tracing::Instrument;
 
 use crate::ai::{
-    LLM_DELTA, LlmCall, LlmError, LlmErrorKind, LlmReply, REQUEST_COMPLETED, REQUEST_FAILED,
-    REQUEST_STARTED, collect_stream, semconv,
+    EmbedCall, EmbedReply, LLM_DELTA, LlmCall, LlmError, LlmErrorKind, LlmReply, REQUEST_COMPLETED,
+    REQUEST_FAILED, REQUEST_STARTED, collect_stream, semconv,
 };
 use crate::directive::Directive;
 use crate::error::{AgentError, ErrorContext};
@@ -203,6 +203,44 @@ impl Core {
             call,
             run,
             abort: task.abort_handle(),
+        });
+        Ok(())
+    }
+
+    /// Starts an embeddings call in its own task; the answer comes back as
+    /// `ai.embed.response`.
+    pub(super) fn run_embed(&mut self, call: EmbedCall) -> Result<(), Box<Directive>> {
+        let Some(models) = self.options.models.as_ref() else {
+            return Err(failed(format!(
+                "agent `{}` asked for embeddings from model `{}`, but this server has no model table; give it one with `Options::models`",
+                self.name(),
+                call.request.model
+            )));
+        };
+        let resolved = models
+            .resolve(&call.request.model)
+            .map(|entry| (entry.provider.clone(), entry.model.clone()));
+        let tx = self.self_tx.clone();
+        tokio::spawn(async move {
+            let answer = async {
+                let (provider, model) = resolved.map_err(LlmError::from)?;
+                let mut request = call.request.clone();
+                request.model = model;
+                provider.embed(request).await
+            };
+            let result = AssertUnwindSafe(answer)
+                .catch_unwind()
+                .await
+                .unwrap_or_else(|_| {
+                    Err(LlmError::new(
+                        LlmErrorKind::Other,
+                        "the model provider panicked",
+                    ))
+                });
+            if let Some(tx) = tx.upgrade() {
+                let reply = EmbedReply::new(call.call_id, result);
+                let _ = tx.send(Message::internal(Internal::Embed(reply)));
+            }
         });
         Ok(())
     }

@@ -121,6 +121,7 @@ impl Core {
                 Ok(())
             }
             Directive::Llm(call) => self.run_llm(*call),
+            Directive::Embed(call) => self.run_embed(*call),
             Directive::Custom(custom) => {
                 let directives = self.run_executor(&custom)?;
                 // What the executor returned runs in its place, before what followed it.

@@ -60,6 +60,8 @@ pub(crate) enum Internal {
     ChildExit { tag: String, report: StopReport },
     /// A model call finished.
     Llm(super::ai::LlmOutcome),
+    /// An embeddings call finished.
+    Embed(crate::ai::EmbedReply),
 }
 
 impl Message {

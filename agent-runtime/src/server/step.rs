@@ -149,6 +149,10 @@ impl Core {
                 self.after_step();
             }
             Internal::Llm(outcome) => self.on_llm_reply(outcome),
+            Internal::Embed(reply) => {
+                let signal = reply.into_signal().with_source(self.source());
+                self.step_signal("embed", &signal, false);
+            }
             Internal::ChildExit { tag, report } => {
                 if self
                     .children

@@ -159,6 +159,26 @@ fn check_value(
             ),
             _ => wrong(cx, plugin, name, value, "a whole number"),
         },
+        PluginOptionType::Decimal { min, max } => {
+            let number = match value.value {
+                OptionValue::Int(n) => Some(n as f64),
+                OptionValue::Float(f) => Some(f),
+                _ => None,
+            };
+            match number {
+                Some(n) if (min..=max).contains(&n) => {}
+                Some(n) => cx.push(
+                    Diagnostic::error(
+                        codes::PLUGIN_OPTION_VALUE,
+                        value.span,
+                        format!("`{name}` of plugin `{plugin}` is {n}, outside {min}..={max}"),
+                    )
+                    .label("out of range")
+                    .help(format!("use a number from {min} to {max}")),
+                ),
+                None => wrong(cx, plugin, name, value, "a number"),
+            }
+        }
         PluginOptionType::Bool => {
             if !matches!(&value.value, OptionValue::Word(w) if w == "true" || w == "false") {
                 wrong(cx, plugin, name, value, "`true` or `false`");

@@ -109,6 +109,10 @@ fn value(ty: Option<PluginOptionType>, value: &Spanned<OptionValue>) -> TokenStr
             let item = self::value(None, value);
             quote_spanned!(span=> ::std::vec![#item])
         }
+        (OptionValue::Int(n), Some(PluginOptionType::Decimal { .. })) => {
+            let lit = with_span(Literal::f64_unsuffixed(*n as f64), span);
+            quote!(#lit)
+        }
         (OptionValue::Int(n), _) => {
             let lit = with_span(Literal::i64_unsuffixed(*n), span);
             quote!(#lit)

@@ -74,6 +74,13 @@ pub enum PluginOptionType {
         /// Largest allowed.
         max: i64,
     },
+    /// A number in `min..=max` (a whole number is fine).
+    Decimal {
+        /// Smallest allowed.
+        min: f64,
+        /// Largest allowed.
+        max: f64,
+    },
     /// `true` or `false`.
     Bool,
     /// A string.
@@ -117,15 +124,180 @@ impl BuiltinPlugin {
     }
 }
 
-use PluginOptionType::{Bool, Choice, Count, ModelRoutes, Text, Texts};
+use PluginOptionType::{Bool, Choice, Count, Decimal, ModelRoutes, Text, Texts};
 
 const CHARS: PluginOptionType = Count {
     min: 1,
     max: 100_000_000,
 };
 
+const TOKENS: PluginOptionType = Count {
+    min: 0,
+    max: 10_000_000,
+};
+
+const TEMPERATURE: PluginOptionType = Decimal { min: 0.0, max: 2.0 };
+
 /// Every built-in plugin.
 pub const BUILTIN_PLUGINS: &[BuiltinPlugin] = &[
+    BuiltinPlugin {
+        name: "Chat",
+        key: "chat",
+        options: &[
+            PluginOptionSpec {
+                name: "default_model",
+                ty: Text,
+                meaning: "the model alias of requests that name none",
+            },
+            PluginOptionSpec {
+                name: "embedding_model",
+                ty: Text,
+                meaning: "the model alias of `chat.embed` requests that name none",
+            },
+            PluginOptionSpec {
+                name: "max_tokens",
+                ty: TOKENS,
+                meaning: "the longest answer, in tokens (0: the provider's)",
+            },
+            PluginOptionSpec {
+                name: "temperature",
+                ty: TEMPERATURE,
+                meaning: "the sampling temperature",
+            },
+            PluginOptionSpec {
+                name: "system_prompt",
+                ty: Text,
+                meaning: "the system prompt",
+            },
+            PluginOptionSpec {
+                name: "max_turns",
+                ty: Count { min: 1, max: 100 },
+                meaning: "model turns of one `chat.message`",
+            },
+            PluginOptionSpec {
+                name: "allow_tools",
+                ty: Texts,
+                meaning: "the actions offered as tools (none listed: all)",
+            },
+            PluginOptionSpec {
+                name: "deny_tools",
+                ty: Texts,
+                meaning: "actions never offered as tools",
+            },
+        ],
+        routes: &[
+            "chat.message",
+            "chat.simple",
+            "chat.complete",
+            "chat.embed",
+            "chat.generate_object",
+            "chat.execute_tool",
+            "chat.list_tools",
+            "chat.llm.response",
+            "chat.embed.response",
+        ],
+    },
+    BuiltinPlugin {
+        name: "Planning",
+        key: "planning",
+        options: &[
+            PluginOptionSpec {
+                name: "default_model",
+                ty: Text,
+                meaning: "the model alias of requests that name none",
+            },
+            PluginOptionSpec {
+                name: "max_tokens",
+                ty: TOKENS,
+                meaning: "the longest answer, in tokens (0: the provider's)",
+            },
+            PluginOptionSpec {
+                name: "temperature",
+                ty: TEMPERATURE,
+                meaning: "the sampling temperature",
+            },
+            PluginOptionSpec {
+                name: "max_steps",
+                ty: Count { min: 1, max: 1_000 },
+                meaning: "the most steps of a plan",
+            },
+        ],
+        routes: &[
+            "planning.plan",
+            "planning.decompose",
+            "planning.prioritize",
+            "planning.llm.response",
+        ],
+    },
+    BuiltinPlugin {
+        name: "Reasoning",
+        key: "reasoning",
+        options: &[
+            PluginOptionSpec {
+                name: "default_model",
+                ty: Text,
+                meaning: "the model alias of runs that name none",
+            },
+            PluginOptionSpec {
+                name: "timeout_ms",
+                ty: Count {
+                    min: 0,
+                    max: 86_400_000,
+                },
+                meaning: "how long a run may take, in milliseconds (0: no limit)",
+            },
+            PluginOptionSpec {
+                name: "max_iterations",
+                ty: Count { min: 1, max: 1_000 },
+                meaning: "model calls of a ReAct, CoT, CoD or AoT run",
+            },
+            PluginOptionSpec {
+                name: "temperature",
+                ty: TEMPERATURE,
+                meaning: "the sampling temperature",
+            },
+            PluginOptionSpec {
+                name: "max_tokens",
+                ty: TOKENS,
+                meaning: "the longest answer, in tokens (0: the provider's)",
+            },
+            PluginOptionSpec {
+                name: "branching_factor",
+                ty: Count { min: 1, max: 100 },
+                meaning: "candidate thoughts per node (ToT, GoT)",
+            },
+            PluginOptionSpec {
+                name: "max_depth",
+                ty: Count { min: 1, max: 100 },
+                meaning: "how deep ToT and GoT search",
+            },
+            PluginOptionSpec {
+                name: "beam_width",
+                ty: Count { min: 1, max: 100 },
+                meaning: "nodes kept per level (ToT)",
+            },
+            PluginOptionSpec {
+                name: "max_llm_calls",
+                ty: Count {
+                    min: 1,
+                    max: 100_000,
+                },
+                meaning: "the most model calls of a search",
+            },
+        ],
+        routes: &[
+            "reasoning.react.run",
+            "reasoning.cot.run",
+            "reasoning.cod.run",
+            "reasoning.tot.run",
+            "reasoning.got.run",
+            "reasoning.aot.run",
+            "reasoning.trm.run",
+            "reasoning.adaptive.run",
+            "reasoning.llm.response",
+            "reasoning.timeout",
+        ],
+    },
     BuiltinPlugin {
         name: "ModelRouting",
         key: "model_routing",
@@ -224,8 +396,18 @@ pub const BUILTIN_PLUGINS: &[BuiltinPlugin] = &[
                 ty: Text,
                 meaning: "the namespace of signals that name none",
             },
+            PluginOptionSpec {
+                name: "embedding_model",
+                ty: Text,
+                meaning: "the model alias that embeds memories and queries (none: BM25 only)",
+            },
         ],
-        routes: &["retrieval.upsert", "retrieval.recall", "retrieval.clear"],
+        routes: &[
+            "retrieval.upsert",
+            "retrieval.recall",
+            "retrieval.clear",
+            "retrieval.embed.response",
+        ],
     },
 ];
 

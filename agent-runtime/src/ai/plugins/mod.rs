@@ -9,6 +9,11 @@
 //! - [`Quota`]: a rolling window per scope over requests and tokens; over budget, requests are
 //!   rewritten to `ai.request.error` with reason `quota_exceeded`; `quota.status`,
 //!   `quota.reset`.
+//! - [`Chat`]: model calls as signals (`chat.message` with tools, `chat.simple`,
+//!   `chat.complete`, `chat.embed`, `chat.generate_object`) and the agent's actions as tools
+//!   (`chat.execute_tool`, `chat.list_tools`).
+//! - [`Planning`]: `planning.plan|decompose|prioritize`, answered with typed structures.
+//! - [`Reasoning`]: `reasoning.<strategy>.run` for the eight strategies, on any agent.
 //! - [`Retrieval`]: memories per namespace (`retrieval.upsert|recall|clear`) ranked by BM25,
 //!   added to the prompts of requests.
 //!
@@ -16,17 +21,30 @@
 //! unless it says otherwise; the hooks run in mount order.
 
 mod bm25;
+mod calls;
+mod chat;
 mod model_routing;
+mod planning;
 mod policy;
 mod quota;
+mod reasoning;
 mod retrieval;
 #[cfg(test)]
 mod tests;
 
 pub use bm25::Bm25Index;
+pub use chat::{
+    CHAT_EMBEDDED, CHAT_OBJECT, CHAT_RESPONSE, CHAT_TOOL_RESULT, CHAT_TOOLS, Chat, ChatError,
+    ChatKind, ChatState, PendingChat, parse_object, reason,
+};
 pub use model_routing::ModelRouting;
+pub use planning::{
+    DECOMPOSED, Decomposition, PLANNED, PRIORITIZED, Plan, PlanStep, Planning, Prioritization,
+    RankedTask, Subgoal,
+};
 pub use policy::{Policy, PolicyMode, PolicyState};
 pub use quota::{Quota, QuotaState, ScopeUsage};
+pub use reasoning::{Reasoning, ReasoningRun, ReasoningState, RunOptions};
 pub use retrieval::{Memory, Namespace, Retrieval, RetrievalState};
 
 use serde_json::{Value, json};

@@ -1,12 +1,12 @@
 //! Retrieval: memories per namespace, recalled by BM25 and added to prompts.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::bm25::Bm25Index;
-use crate::ai::QUERY;
+use crate::ai::{EMBED_RESPONSE, EmbedCall, EmbedReply, EmbeddingRequest, QUERY, cosine};
 use crate::directive::Directive;
 use crate::error::ActionError;
 use crate::plugin::{Flow, Plugin, PluginCall, PluginRoute};
@@ -37,6 +37,10 @@ pub struct Retrieval {
     pub enrich: bool,
     /// The namespace of signals that name none (default `"default"`).
     pub namespace: String,
+    /// The model alias that embeds memories and queries; empty (the default) ranks by BM25
+    /// alone. With one, `retrieval.upsert` also asks for the new memories' embeddings and
+    /// `retrieval.recall` ranks by cosine similarity to the query's embedding.
+    pub embedding_model: String,
 }
 
 impl Default for Retrieval {
@@ -46,6 +50,7 @@ impl Default for Retrieval {
             max_snippet_chars: 500,
             enrich: true,
             namespace: "default".into(),
+            embedding_model: String::new(),
         }
     }
 }
@@ -57,6 +62,9 @@ pub struct Memory {
     pub id: String,
     /// Its text.
     pub text: String,
+    /// Its embedding, once the embedding model gave it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embedding: Option<Vec<f32>>,
 }
 
 /// The memories of one namespace and their index (rebuilt when missing or stale).
@@ -66,6 +74,8 @@ pub struct Namespace {
     pub memories: Vec<Memory>,
     #[serde(skip)]
     index: Option<Bm25Index>,
+    #[serde(skip)]
+    ids: Option<HashMap<String, usize>>,
 }
 
 impl PartialEq for Namespace {
@@ -75,18 +85,79 @@ impl PartialEq for Namespace {
 }
 
 impl Namespace {
-    /// Adds or replaces a memory.
-    pub fn upsert(&mut self, id: Option<String>, text: String) {
+    /// Adds or replaces a memory; returns its id.
+    pub fn upsert(&mut self, id: Option<String>, text: String) -> String {
         let id = id.unwrap_or_else(|| self.memories.len().to_string());
-        if let Some(existing) = self.memories.iter_mut().find(|m| m.id == id) {
+        let position = self.positions().get(&id).copied();
+        if let Some(position) = position {
+            let existing = &mut self.memories[position];
             existing.text = text;
+            existing.embedding = None;
             self.index = None;
-            return;
+            return id;
         }
         if let Some(index) = &mut self.index {
             index.add(&text);
         }
-        self.memories.push(Memory { id, text });
+        if let Some(ids) = &mut self.ids {
+            ids.insert(id.clone(), self.memories.len());
+        }
+        self.memories.push(Memory {
+            id: id.clone(),
+            text,
+            embedding: None,
+        });
+        id
+    }
+
+    /// Memory id -> its position, built once and kept up to date.
+    fn positions(&mut self) -> &HashMap<String, usize> {
+        let memories = &self.memories;
+        self.ids.get_or_insert_with(|| {
+            memories
+                .iter()
+                .enumerate()
+                .map(|(i, m)| (m.id.clone(), i))
+                .collect()
+        })
+    }
+
+    /// Stores the embeddings of the memories `ids` (one vector each, in order); a memory
+    /// replaced or removed since is skipped.
+    pub fn set_embeddings(&mut self, ids: &[(String, String)], vectors: Vec<Vec<f32>>) {
+        for ((id, text), vector) in ids.iter().zip(vectors) {
+            let Some(&position) = self.positions().get(id) else {
+                continue;
+            };
+            let memory = &mut self.memories[position];
+            if memory.text == *text {
+                memory.embedding = Some(vector);
+            }
+        }
+    }
+
+    /// The `k` memories most similar to `query` (cosine of their embeddings; memories without
+    /// one are left out), best first.
+    pub fn recall_by_embedding(&self, query: &[f32], k: usize) -> Vec<(&Memory, f64)> {
+        let mut ranked: Vec<(usize, f64)> = self
+            .memories
+            .iter()
+            .enumerate()
+            .filter_map(|(i, m)| m.embedding.as_ref().map(|e| (i, cosine(query, e))))
+            .collect();
+        let by_score = |a: &(usize, f64), b: &(usize, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+        if k == 0 {
+            return Vec::new();
+        }
+        if ranked.len() > k {
+            ranked.select_nth_unstable_by(k - 1, by_score);
+            ranked.truncate(k);
+        }
+        ranked.sort_by(by_score);
+        ranked
+            .into_iter()
+            .map(|(i, score)| (&self.memories[i], score))
+            .collect()
     }
 
     /// The `k` best memories for `query`, with their scores.
@@ -112,7 +183,37 @@ impl Namespace {
 pub struct RetrievalState {
     /// The namespaces.
     pub namespaces: BTreeMap<String, Namespace>,
+    /// Embedding calls in flight, by call id.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub pending: BTreeMap<String, PendingEmbedding>,
 }
+
+/// What an embedding call in flight is for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "for", rename_all = "snake_case")]
+pub enum PendingEmbedding {
+    /// The memories an upsert added: (id, text), in the order of the call's inputs.
+    Upsert {
+        /// Their namespace.
+        namespace: String,
+        /// Each memory's id and text.
+        memories: Vec<(String, String)>,
+    },
+    /// A recall waiting for its query's embedding.
+    Recall {
+        /// The namespace searched.
+        namespace: String,
+        /// The query.
+        query: String,
+        /// How many to return.
+        top_k: u64,
+        /// The id the answer carries.
+        reply_id: String,
+    },
+}
+
+/// Embeddings for one of Retrieval's calls, as its hook renames `ai.embed.response`.
+const EMBED_REPLY: &str = "retrieval.embed.response";
 
 impl Retrieval {
     fn namespace_of(&self, data: &Value) -> String {
@@ -122,7 +223,11 @@ impl Retrieval {
             .to_string()
     }
 
-    fn upsert(&self, state: &mut RetrievalState, data: &Value) -> Result<usize, ActionError> {
+    fn upsert(
+        &self,
+        state: &mut RetrievalState,
+        data: &Value,
+    ) -> Result<Vec<(String, String)>, ActionError> {
         let read = |item: &Value| -> Result<(Option<String>, String), ActionError> {
             let text = item.get("text").and_then(Value::as_str).ok_or_else(|| {
                 ActionError::invalid_params("retrieval.upsert", "each memory needs a `text` string")
@@ -138,12 +243,11 @@ impl Retrieval {
             Some(list) => list.iter().map(read).collect::<Result<Vec<_>, _>>()?,
             None => vec![read(data)?],
         };
-        let count = items.len();
         let namespace = state.namespaces.entry(self.namespace_of(data)).or_default();
-        for (id, text) in items {
-            namespace.upsert(id, text);
-        }
-        Ok(count)
+        Ok(items
+            .into_iter()
+            .map(|(id, text)| (namespace.upsert(id, text.clone()), text))
+            .collect())
     }
 }
 
@@ -161,10 +265,22 @@ impl Plugin for Retrieval {
             PluginRoute::new("retrieval.upsert", "upsert"),
             PluginRoute::new("retrieval.recall", "recall"),
             PluginRoute::new("retrieval.clear", "clear"),
+            PluginRoute::new(EMBED_REPLY, "embedded"),
         ]
     }
 
     fn before_route(&self, state: &mut RetrievalState, signal: &mut Signal) -> Flow {
+        if signal.signal_type == EMBED_RESPONSE {
+            let ours = signal
+                .data
+                .get("call_id")
+                .and_then(Value::as_str)
+                .is_some_and(|id| state.pending.contains_key(id));
+            if ours {
+                signal.signal_type = EMBED_REPLY.to_string();
+            }
+            return Flow::Continue;
+        }
         if !self.enrich || !enriches(&signal.signal_type) {
             return Flow::Continue;
         }
@@ -225,12 +341,22 @@ impl Plugin for Retrieval {
         };
         match call.action {
             "upsert" => {
-                let count = self.upsert(state, data)?;
-                reply(
+                let added = self.upsert(state, data)?;
+                let mut out = reply(
                     "retrieval.upserted",
-                    json!({"namespace": namespace, "count": count}),
-                )
+                    json!({"namespace": namespace, "count": added.len()}),
+                )?;
+                if !self.embedding_model.is_empty() && !added.is_empty() {
+                    let inputs = added.iter().map(|(_, text)| text.clone()).collect();
+                    let pending = PendingEmbedding::Upsert {
+                        namespace,
+                        memories: added,
+                    };
+                    out.push(self.embed(state, call.instruction.id.clone(), inputs, pending));
+                }
+                Ok(out)
             }
+            "embedded" => self.embedded(state, data),
             "recall" => {
                 let query = data.get("query").and_then(Value::as_str).ok_or_else(|| {
                     ActionError::invalid_params("retrieval.recall", "it needs a `query` string")
@@ -239,6 +365,21 @@ impl Plugin for Retrieval {
                     .get("top_k")
                     .and_then(Value::as_u64)
                     .unwrap_or(self.top_k);
+                if !self.embedding_model.is_empty() {
+                    let pending = PendingEmbedding::Recall {
+                        namespace,
+                        query: query.to_string(),
+                        top_k,
+                        reply_id: format!("{}/{RECALLED}", call.instruction.id),
+                    };
+                    let inputs = vec![query.to_string()];
+                    return Ok(vec![self.embed(
+                        state,
+                        call.instruction.id.clone(),
+                        inputs,
+                        pending,
+                    )]);
+                }
                 let top_k = usize::try_from(top_k).unwrap_or(usize::MAX);
                 let memories: Vec<Value> = match state.namespaces.get_mut(&namespace) {
                     Some(ns) => ns
@@ -250,7 +391,7 @@ impl Plugin for Retrieval {
                 };
                 reply(
                     RECALLED,
-                    json!({"namespace": namespace, "query": clip(query), "memories": memories}),
+                    json!({"namespace": namespace, "query": clip(query), "memories": memories, "ranking": "bm25"}),
                 )
             }
             "clear" => {
@@ -266,6 +407,95 @@ impl Plugin for Retrieval {
             other => Err(ActionError::new(format!(
                 "Retrieval has no action `{other}`"
             ))),
+        }
+    }
+}
+
+impl Retrieval {
+    /// Asks for embeddings of `inputs`, remembering what for.
+    fn embed(
+        &self,
+        state: &mut RetrievalState,
+        id: String,
+        inputs: Vec<String>,
+        pending: PendingEmbedding,
+    ) -> Directive {
+        let call_id = format!("retrieval/{id}/1");
+        state.pending.insert(call_id.clone(), pending);
+        Directive::Embed(Box::new(EmbedCall {
+            call_id,
+            request_id: id,
+            request: EmbeddingRequest {
+                model: self.embedding_model.clone(),
+                inputs,
+            },
+        }))
+    }
+
+    /// Embeddings arrived: store them (upsert), or rank by them (recall; by BM25 when the
+    /// call failed).
+    fn embedded(
+        &self,
+        state: &mut RetrievalState,
+        data: &Value,
+    ) -> Result<Vec<Directive>, ActionError> {
+        let reply: EmbedReply = serde_json::from_value(data.clone())
+            .map_err(|e| ActionError::invalid_params(EMBED_REPLY, e.to_string()))?;
+        let Some(pending) = state.pending.remove(&reply.call_id) else {
+            return Ok(Vec::new());
+        };
+        let vectors = reply.embeddings.map(|e| e.vectors);
+        match pending {
+            PendingEmbedding::Upsert {
+                namespace,
+                memories,
+            } => {
+                match (vectors, state.namespaces.get_mut(&namespace)) {
+                    (Some(vectors), Some(ns)) => ns.set_embeddings(&memories, vectors),
+                    (None, _) => tracing::warn!(
+                        error = ?reply.error,
+                        "memories were not embedded; they are recalled by BM25 only"
+                    ),
+                    _ => {}
+                }
+                Ok(Vec::new())
+            }
+            PendingEmbedding::Recall {
+                namespace,
+                query,
+                top_k,
+                reply_id,
+            } => {
+                let k = usize::try_from(top_k).unwrap_or(usize::MAX);
+                let query_vector = vectors.and_then(|v| v.into_iter().next());
+                let (memories, ranking): (Vec<Value>, &str) = match (
+                    state.namespaces.get_mut(&namespace),
+                    &query_vector,
+                ) {
+                    (None, _) => (Vec::new(), "embedding"),
+                    (Some(ns), Some(vector)) => (
+                        ns.recall_by_embedding(vector, k)
+                            .into_iter()
+                            .map(|(m, score)| json!({"id": m.id, "text": m.text, "score": score}))
+                            .collect(),
+                        "embedding",
+                    ),
+                    (Some(ns), None) => (
+                        ns.recall(&query, k)
+                            .into_iter()
+                            .map(|(m, score)| json!({"id": m.id, "text": m.text, "score": score}))
+                            .collect(),
+                        "bm25",
+                    ),
+                };
+                let mut body = json!({"namespace": namespace, "query": clip(query), "memories": memories, "ranking": ranking});
+                if let Some(error) = reply.error {
+                    body["embedding_error"] = json!(error.message);
+                }
+                Ok(vec![Directive::Emit(Signal::with_id(
+                    reply_id, RECALLED, body,
+                ))])
+            }
         }
     }
 }

@@ -1,0 +1,802 @@
+//! The Chat, Planning, Reasoning and Retrieval (with embeddings) plugins' signal contracts,
+//! through the public API: on the scripted model in process, in the server, and against a
+//! loopback OpenAI-compatible endpoint.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::Value;
+use stratagem::ai::plugins::{
+    CHAT_EMBEDDED, CHAT_OBJECT, CHAT_RESPONSE, CHAT_TOOL_RESULT, CHAT_TOOLS, Chat, ChatError,
+    ChatState, Decomposition, PLANNED, Plan, Planning, Prioritization, Reasoning, Retrieval,
+};
+use stratagem::ai::{
+    AiRunner, EMBEDDING_DIMENSIONS, LanguageModel, ModelTable, OpenAiCompatible, REQUEST_ERROR,
+    ScriptedModel,
+};
+use stratagem::prelude::*;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+
+/// Answers questions about orders.
+#[agent(
+    actions [lookup_order, secret],
+    plugins = [
+        Chat { default_model = "fast", system_prompt = "Be brief.", max_turns = 2, deny_tools = ["secret"] },
+        Planning { default_model = "fast", max_steps = 3 },
+        Reasoning { default_model = "fast", timeout_ms = 60000, temperature = 0, max_depth = 1 },
+        Retrieval { embedding_model = "embedding", top_k = 2, enrich = false }
+    ]
+)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Desk {
+    lookups: u32,
+}
+
+/// Which order.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Order {
+    id: u32,
+}
+
+/// Looks up an order.
+#[action]
+fn lookup_order(desk: &mut Desk, order: Order) -> Outcome {
+    desk.lookups += 1;
+    Outcome::new().reply(json!({"id": order.id, "status": "shipped"}))
+}
+
+/// Never offered to the model.
+#[action]
+fn secret(_desk: &mut Desk) -> Outcome {
+    Outcome::new()
+}
+
+/// A pet, asked of the model as a typed object.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+struct Pet {
+    name: String,
+    legs: u8,
+}
+
+fn runner(script: &ScriptedModel) -> AiRunner {
+    AiRunner::new(models(Arc::new(script.clone())))
+}
+
+fn models(model: Arc<dyn LanguageModel>) -> ModelTable {
+    ModelTable::new()
+        .alias("fast", model.clone(), "m")
+        .alias("embedding", model, "e")
+}
+
+fn emitted<'a>(directives: &'a [Directive], signal_type: &str) -> Option<&'a Signal> {
+    directives.iter().find_map(|d| match d {
+        Directive::Emit(s) if s.signal_type == signal_type => Some(s),
+        _ => None,
+    })
+}
+
+async fn ask(runner: &AiRunner, desk: &mut Agent<Desk>, signal: Signal) -> Vec<Directive> {
+    let out = desk.handle_signal(&signal);
+    runner.settle(desk, out).await
+}
+
+#[tokio::test]
+async fn chat_message_runs_tool_calls_and_answers() {
+    let script = ScriptedModel::new()
+        .user("Where is order 42?")
+        .call("lookup_order", json!({"id": 42}))
+        .answer("Order 42 shipped.");
+    let mut desk = Desk::new();
+    let out = ask(
+        &runner(&script),
+        &mut desk,
+        Signal::new(
+            "chat.message",
+            json!({"prompt": "Where is order 42?", "request_id": "r1"}),
+        ),
+    )
+    .await;
+    let answer = emitted(&out, CHAT_RESPONSE).expect("an answer");
+    assert_eq!(answer.data["request_id"], "r1");
+    assert_eq!(answer.data["text"], "Order 42 shipped.");
+    assert_eq!(answer.data["turns"], 2);
+    assert_eq!(answer.data["tool_calls"][0]["name"], "lookup_order");
+    assert_eq!(
+        answer.data["tool_calls"][0]["result"]["status"], "shipped",
+        "{answer:?}"
+    );
+    assert_eq!(desk.state().lookups, 1, "the tool ran on the agent's state");
+    assert!(emitted(&out, "ai.usage").is_some(), "tokens are reported");
+    let requests = script.requests();
+    assert_eq!(requests[0].messages[0].content, "Be brief.");
+    let offered: Vec<&str> = requests[0].tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(offered, ["lookup_order"], "denied tools are not offered");
+    assert_eq!(requests[0].max_tokens, Some(1024));
+    assert_eq!(
+        requests[1].messages.last().unwrap().role,
+        stratagem::ai::Role::Tool
+    );
+    script.assert_finished();
+    assert!(desk.plugin_state::<Chat>().unwrap().pending.is_empty());
+}
+
+#[tokio::test]
+async fn chat_message_stops_after_max_turns() {
+    let script = ScriptedModel::new()
+        .call("lookup_order", json!({"id": 1}))
+        .call("lookup_order", json!({"id": 2}));
+    let mut desk = Desk::new();
+    let out = ask(
+        &runner(&script),
+        &mut desk,
+        Signal::new(
+            "chat.message",
+            json!({"prompt": "Loop?", "request_id": "r2"}),
+        ),
+    )
+    .await;
+    let error = ChatError::from_signal(emitted(&out, REQUEST_ERROR).unwrap()).unwrap();
+    assert_eq!(
+        error,
+        ChatError::MaxTurns {
+            request_id: "r2".into(),
+            turns: 2
+        }
+    );
+}
+
+#[tokio::test]
+async fn simple_and_complete_differ_in_system_prompt_and_tools() {
+    let script = ScriptedModel::new().answer("Hi.").answer("Done.");
+    let runner = runner(&script);
+    let mut desk = Desk::new();
+    let out = ask(
+        &runner,
+        &mut desk,
+        Signal::new(
+            "chat.simple",
+            json!({"prompt": "Hello", "temperature": 0.1}),
+        ),
+    )
+    .await;
+    assert_eq!(emitted(&out, CHAT_RESPONSE).unwrap().data["text"], "Hi.");
+    let out = ask(
+        &runner,
+        &mut desk,
+        Signal::new(
+            "chat.complete",
+            json!({"messages": [
+                {"role": "system", "content": "Finish the list."},
+                {"role": "user", "content": "a, b,"}
+            ]}),
+        ),
+    )
+    .await;
+    assert_eq!(emitted(&out, CHAT_RESPONSE).unwrap().data["text"], "Done.");
+    let requests = script.requests();
+    assert_eq!(requests[0].messages.len(), 2, "system prompt and prompt");
+    assert_eq!(requests[0].temperature, Some(0.1));
+    assert!(requests[0].tools.is_empty());
+    assert_eq!(requests[1].messages[0].content, "Finish the list.");
+    assert_eq!(requests[1].messages.len(), 2, "the conversation as given");
+}
+
+#[tokio::test]
+async fn a_failed_model_call_is_a_typed_error() {
+    let script = ScriptedModel::new().fail("the model is down");
+    let mut desk = Desk::new();
+    let out = ask(
+        &runner(&script),
+        &mut desk,
+        Signal::new(
+            "chat.simple",
+            json!({"prompt": "Hello", "request_id": "r3"}),
+        ),
+    )
+    .await;
+    match ChatError::from_signal(emitted(&out, REQUEST_ERROR).unwrap()) {
+        Some(ChatError::Model { request_id, error }) => {
+            assert_eq!(request_id, "r3");
+            assert!(error.message.contains("down"), "{error}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn generate_object_validates_and_repairs_once() {
+    let script = ScriptedModel::new()
+        .answer("{\"name\": \"Rex\"}")
+        .answer("```json\n{\"name\": \"Rex\", \"legs\": 4}\n```");
+    let mut desk = Desk::new();
+    let out = ask(
+        &runner(&script),
+        &mut desk,
+        Chat::generate_object::<Pet>("Describe a dog."),
+    )
+    .await;
+    let object = emitted(&out, CHAT_OBJECT).expect("an object");
+    assert_eq!(object.data["repaired"], true);
+    assert_eq!(
+        Chat::object::<Pet>(object).unwrap(),
+        Pet {
+            name: "Rex".into(),
+            legs: 4
+        }
+    );
+    let requests = script.requests();
+    let format = requests[0]
+        .response_format
+        .as_ref()
+        .expect("response_format");
+    assert_eq!(format.schema["required"], json!(["name", "legs"]));
+    let repair = &requests[1].messages.last().unwrap().content;
+    assert!(
+        repair.contains("legs"),
+        "the repair turn says what is wrong: {repair}"
+    );
+}
+
+#[tokio::test]
+async fn generate_object_fails_typed_after_the_repair() {
+    let script = ScriptedModel::new().answer("a dog").answer("still prose");
+    let mut desk = Desk::new();
+    let out = ask(
+        &runner(&script),
+        &mut desk,
+        Chat::generate_object::<Pet>("Describe a dog."),
+    )
+    .await;
+    match ChatError::from_signal(emitted(&out, REQUEST_ERROR).unwrap()) {
+        Some(ChatError::InvalidObject {
+            problems, answer, ..
+        }) => {
+            assert_eq!(answer, "still prose");
+            assert!(problems[0].contains("not JSON"), "{problems:?}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn embed_list_tools_and_execute_tool() {
+    let script = ScriptedModel::new();
+    let runner = runner(&script);
+    let mut desk = Desk::new();
+    let out = ask(
+        &runner,
+        &mut desk,
+        Signal::new(
+            "chat.embed",
+            json!({"input": ["red apple", "apple red", "blue sky"]}),
+        ),
+    )
+    .await;
+    let vectors: Vec<Vec<f32>> =
+        serde_json::from_value(emitted(&out, CHAT_EMBEDDED).unwrap().data["embeddings"].clone())
+            .unwrap();
+    assert_eq!(vectors.len(), 3);
+    assert_eq!(vectors[0].len(), EMBEDDING_DIMENSIONS);
+    assert_eq!(vectors[0], vectors[1], "the same words, the same vector");
+    assert_ne!(vectors[0], vectors[2]);
+
+    let out = desk.handle_signal(&Signal::new("chat.list_tools", json!({})));
+    let tools = &emitted(&out, CHAT_TOOLS).unwrap().data["tools"];
+    assert_eq!(tools.as_array().unwrap().len(), 1);
+    assert_eq!(tools[0]["name"], "lookup_order");
+    assert_eq!(tools[0]["parameters"]["required"], json!(["id"]), "{tools}");
+
+    let out = desk.handle_signal(&Signal::new(
+        "chat.execute_tool",
+        json!({"name": "lookup_order", "arguments": {"id": 7}}),
+    ));
+    let result = &emitted(&out, CHAT_TOOL_RESULT).unwrap().data;
+    assert_eq!(result["ok"], true);
+    assert_eq!(result["result"]["id"], 7);
+    assert_eq!(desk.state().lookups, 1);
+    for (arguments, name, why) in [
+        (json!({"id": "seven"}), "lookup_order", "invalid arguments"),
+        (json!({}), "secret", "not allowed"),
+        (json!({}), "nope", "unknown tool"),
+    ] {
+        let out = desk.handle_signal(&Signal::new(
+            "chat.execute_tool",
+            json!({"name": name, "arguments": arguments}),
+        ));
+        let result = &emitted(&out, CHAT_TOOL_RESULT).unwrap().data;
+        assert_eq!(result["ok"], false);
+        assert!(result["error"].as_str().unwrap().contains(why), "{result}");
+    }
+    assert_eq!(desk.state().lookups, 1);
+}
+
+#[tokio::test]
+async fn a_request_in_flight_survives_hibernate_and_thaw() {
+    let script = ScriptedModel::new().answer("Later.");
+    let mut desk = Desk::new();
+    let out = desk.handle_signal(&Signal::new(
+        "chat.simple",
+        json!({"prompt": "Hello", "request_id": "r4"}),
+    ));
+    let saved = serde_json::to_value(&desk).unwrap();
+    assert!(
+        saved["plugins"]["chat"]["pending"]["r4"].is_object(),
+        "{saved}"
+    );
+    let mut thawed: Agent<Desk> = serde_json::from_value(saved).unwrap();
+    let state: &ChatState = thawed.plugin_state::<Chat>().unwrap();
+    assert_eq!(state.pending["r4"].turns, 1);
+    let out = runner(&script).settle(&mut thawed, out).await;
+    assert_eq!(emitted(&out, CHAT_RESPONSE).unwrap().data["text"], "Later.");
+}
+
+#[tokio::test]
+async fn planning_answers_with_typed_structures() {
+    let plan = json!({"goal": "ship", "steps": [
+        {"id": 1, "title": "build", "description": "compile it", "depends_on": []},
+        {"id": 2, "title": "test", "description": "run the tests", "depends_on": [1]}
+    ]});
+    let decomposition =
+        json!({"goal": "ship", "subgoals": [{"title": "code", "tasks": ["write", "review"]}]});
+    let ranking = json!({"ranked": [
+        {"task": "fix the bug", "priority": 1, "reason": "users see it"},
+        {"task": "write docs", "priority": 2, "reason": "can wait"}
+    ]});
+    let script = ScriptedModel::new()
+        .answer(plan.to_string())
+        .answer(decomposition.to_string())
+        .answer(ranking.to_string());
+    let runner = runner(&script);
+    let mut desk = Desk::new();
+    let out = ask(
+        &runner,
+        &mut desk,
+        Signal::new("planning.plan", json!({"goal": "ship the release"})),
+    )
+    .await;
+    let planned: Plan = Planning::read(emitted(&out, PLANNED).unwrap()).unwrap();
+    assert_eq!(planned.steps[1].depends_on, [1]);
+    let out = ask(
+        &runner,
+        &mut desk,
+        Signal::new("planning.decompose", json!({"goal": "ship"})),
+    )
+    .await;
+    let parts: Decomposition =
+        Planning::read(emitted(&out, "planning.decomposed").unwrap()).unwrap();
+    assert_eq!(parts.subgoals[0].tasks, ["write", "review"]);
+    let out = ask(
+        &runner,
+        &mut desk,
+        Signal::new(
+            "planning.prioritize",
+            json!({"tasks": ["write docs", "fix the bug"], "criteria": "user impact"}),
+        ),
+    )
+    .await;
+    let ranked: Prioritization =
+        Planning::read(emitted(&out, "planning.prioritized").unwrap()).unwrap();
+    assert_eq!(ranked.ranked[0].task, "fix the bug");
+    let requests = script.requests();
+    assert!(
+        requests[0]
+            .last_user_message()
+            .unwrap()
+            .contains("at most 3 steps")
+    );
+    assert!(
+        requests[2]
+            .last_user_message()
+            .unwrap()
+            .contains("- fix the bug")
+    );
+    let bad = desk.handle_signal(&Signal::new("planning.prioritize", json!({"tasks": []})));
+    assert!(bad[0].as_error().is_some(), "{bad:?}");
+}
+
+#[tokio::test]
+async fn in_the_server_chat_answers_reach_subscribers() {
+    let script = ScriptedModel::new()
+        .call("lookup_order", json!({"id": 5}))
+        .answer("Order 5 shipped.");
+    let options = Options::default().models(models(Arc::new(script.clone())));
+    let server = AgentServer::start(Desk::new(), options).await.unwrap();
+    let mut events = server.subscribe();
+    server
+        .call(Signal::new(
+            "chat.message",
+            json!({"prompt": "Order 5?", "request_id": "s1"}),
+        ))
+        .await
+        .unwrap();
+    server
+        .call(Signal::new(
+            "chat.embed",
+            json!({"input": "hello", "request_id": "s2"}),
+        ))
+        .await
+        .unwrap();
+    let mut seen = Vec::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while seen.len() < 2 {
+        let signal = tokio::time::timeout_at(deadline, events.recv())
+            .await
+            .expect("both answers arrive")
+            .unwrap();
+        if signal.signal_type == CHAT_RESPONSE || signal.signal_type == CHAT_EMBEDDED {
+            seen.push(signal);
+        }
+    }
+    let answer = seen
+        .iter()
+        .find(|s| s.signal_type == CHAT_RESPONSE)
+        .unwrap();
+    assert_eq!(answer.data["text"], "Order 5 shipped.");
+    assert_eq!(server.state().await.unwrap().lookups, 1);
+    script.assert_finished();
+}
+
+/// A loopback OpenAI-compatible endpoint: answers each request by its path, and records
+/// (path, body).
+async fn endpoint(chat_answers: Vec<String>) -> (String, Arc<Mutex<Vec<(String, Value)>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base_url = format!("http://{}/v1", listener.local_addr().unwrap());
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let answers = Arc::new(Mutex::new(chat_answers));
+    let log = seen.clone();
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let (log, answers) = (log.clone(), answers.clone());
+            tokio::spawn(async move {
+                let mut buf = Vec::new();
+                loop {
+                    let Some(head_end) = buf.windows(4).position(|w| w == b"\r\n\r\n") else {
+                        let mut chunk = [0u8; 4096];
+                        match socket.read(&mut chunk).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                        }
+                        continue;
+                    };
+                    let head = String::from_utf8_lossy(&buf[..head_end]).to_ascii_lowercase();
+                    let path = head.split_whitespace().nth(1).unwrap_or("").to_string();
+                    let length: usize = head
+                        .lines()
+                        .find_map(|l| l.strip_prefix("content-length:"))
+                        .and_then(|v| v.trim().parse().ok())
+                        .unwrap_or(0);
+                    while buf.len() < head_end + 4 + length {
+                        let mut chunk = [0u8; 4096];
+                        match socket.read(&mut chunk).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                        }
+                    }
+                    let body: Value =
+                        serde_json::from_slice(&buf[head_end + 4..head_end + 4 + length]).unwrap();
+                    buf.drain(..head_end + 4 + length);
+                    let reply = if path.ends_with("/embeddings") {
+                        let inputs = body["input"].as_array().unwrap().len();
+                        // Out of order, as the index says: the client must sort them.
+                        let data: Vec<Value> = (0..inputs)
+                            .rev()
+                            .map(|i| json!({"index": i, "embedding": [i as f32, 1.0]}))
+                            .collect();
+                        json!({"data": data, "usage": {"prompt_tokens": 3, "total_tokens": 3}})
+                    } else {
+                        let text = answers.lock().unwrap().remove(0);
+                        json!({"choices": [{"message": {"content": text}, "finish_reason": "stop"}],
+                               "usage": {"prompt_tokens": 5, "completion_tokens": 5}})
+                    };
+                    log.lock().unwrap().push((path, body));
+                    let reply = reply.to_string();
+                    let out = format!(
+                        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{reply}",
+                        reply.len()
+                    );
+                    if socket.write_all(out.as_bytes()).await.is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    (base_url, seen)
+}
+
+#[tokio::test]
+async fn generate_object_and_embed_against_an_openai_compatible_endpoint() {
+    let (base_url, seen) = endpoint(vec![r#"{"name": "Tom", "legs": 4}"#.into()]).await;
+    let runner = AiRunner::new(models(Arc::new(OpenAiCompatible::new(&base_url))));
+    let mut desk = Desk::new();
+    let out = ask(&runner, &mut desk, Chat::generate_object::<Pet>("A cat?")).await;
+    let object = emitted(&out, CHAT_OBJECT).unwrap_or_else(|| panic!("{out:?}"));
+    assert_eq!(Chat::object::<Pet>(object).unwrap().name, "Tom");
+    assert_eq!(object.data["repaired"], false);
+    let out = ask(
+        &runner,
+        &mut desk,
+        Signal::new("chat.embed", json!({"input": ["a", "b"]})),
+    )
+    .await;
+    let embedded = emitted(&out, CHAT_EMBEDDED).unwrap_or_else(|| panic!("{out:?}"));
+    assert_eq!(embedded.data["embeddings"], json!([[0.0, 1.0], [1.0, 1.0]]));
+    assert_eq!(embedded.data["usage"]["total_tokens"], 3);
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen[0].0, "/v1/chat/completions");
+    let format = &seen[0].1["response_format"];
+    assert_eq!(format["type"], "json_schema");
+    assert_eq!(format["json_schema"]["name"], "Pet");
+    assert_eq!(
+        format["json_schema"]["schema"]["required"],
+        json!(["name", "legs"])
+    );
+    assert_eq!(seen[1].0, "/v1/embeddings");
+    assert_eq!(seen[1].1, json!({"model": "e", "input": ["a", "b"]}));
+}
+
+#[tokio::test]
+async fn reasoning_runs_each_strategy_with_the_plugin_defaults() {
+    let script = ScriptedModel::new()
+        .answer("Step 1: two and two\nConclusion: 4")
+        .answer("2+2\n#### 4");
+    let runner = runner(&script);
+    let mut desk = Desk::new();
+    let out = ask(
+        &runner,
+        &mut desk,
+        Signal::new(
+            "reasoning.cot.run",
+            json!({"query": "2+2?", "request_id": "c1"}),
+        ),
+    )
+    .await;
+    let done = emitted(&out, "ai.request.completed").unwrap_or_else(|| panic!("{out:?}"));
+    assert_eq!(done.data["request_id"], "c1");
+    assert_eq!(done.data["answer"], "4");
+    assert!(emitted(&out, "ai.request.started").is_some());
+    let out = ask(
+        &runner,
+        &mut desk,
+        Signal::new("reasoning.cod.run", json!("2+2?")),
+    )
+    .await;
+    assert_eq!(
+        emitted(&out, "ai.request.completed").unwrap().data["answer"],
+        "4"
+    );
+    let requests = script.requests();
+    assert_eq!(requests[0].model, "m", "the plugin's model alias, resolved");
+    assert_eq!(requests[0].temperature, Some(0.0));
+    assert!(
+        requests[0].messages[0].content.contains("Conclusion"),
+        "CoT's instructions"
+    );
+    assert!(
+        requests[1].messages[0].content.contains("####"),
+        "CoD's instructions"
+    );
+    assert!(desk.plugin_state::<Reasoning>().unwrap().runs.is_empty());
+}
+
+#[tokio::test]
+async fn reasoning_searches_take_options_from_the_request() {
+    // A tree of thoughts one level deep (the plugin's `max_depth`), two candidates (the
+    // request's `branching_factor`).
+    let script = ScriptedModel::new().when("", "Score: 7");
+    let mut desk = Desk::new();
+    let out = ask(
+        &runner(&script),
+        &mut desk,
+        Signal::new(
+            "reasoning.tot.run",
+            json!({"query": "Propose a plan", "options": {"branching_factor": 2}}),
+        ),
+    )
+    .await;
+    let ended = out
+        .iter()
+        .find_map(|d| match d {
+            Directive::Emit(s)
+                if s.signal_type == "ai.request.completed"
+                    || s.signal_type == "ai.request.failed" =>
+            {
+                Some(s)
+            }
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("{out:?}"));
+    assert_eq!(ended.signal_type, "ai.request.completed", "{ended:?}");
+    assert!(script.requests().len() > 2, "a search: several calls");
+    assert!(desk.plugin_state::<Reasoning>().unwrap().runs.is_empty());
+}
+
+#[tokio::test]
+async fn a_reasoning_run_over_its_timeout_fails_with_reason_timeout() {
+    let mut desk = Desk::new();
+    let out = desk.handle_signal(&Signal::new(
+        "reasoning.react.run",
+        json!({"query": "slow?", "request_id": "t1", "timeout_ms": 5}),
+    ));
+    let timer = out
+        .iter()
+        .find_map(|d| match d {
+            Directive::Schedule { delay, signal } => Some((*delay, signal.clone())),
+            _ => None,
+        })
+        .expect("a deadline");
+    assert_eq!(timer.0, Duration::from_millis(5));
+    let saved = serde_json::to_value(&desk).unwrap();
+    assert!(
+        saved["plugins"]["reasoning"]["runs"]["t1"].is_object(),
+        "{saved}"
+    );
+    let out = desk.handle_signal(&timer.1);
+    let failed = emitted(&out, "ai.request.failed").unwrap_or_else(|| panic!("{out:?}"));
+    assert_eq!(failed.data["reason"], "timeout");
+    assert!(desk.plugin_state::<Reasoning>().unwrap().runs.is_empty());
+}
+
+#[tokio::test]
+async fn retrieval_ranks_by_embeddings_when_a_model_is_configured() {
+    let script = ScriptedModel::new();
+    let runner = runner(&script);
+    let mut desk = Desk::new();
+    ask(
+        &runner,
+        &mut desk,
+        Signal::new(
+            "retrieval.upsert",
+            json!({"memories": [
+                {"id": "a", "text": "The office opens at nine"},
+                {"id": "b", "text": "Parking is behind the building"},
+                {"id": "c", "text": "Lunch is served at noon"}
+            ]}),
+        ),
+    )
+    .await;
+    let memories = &desk.plugin_state::<Retrieval>().unwrap().namespaces["default"].memories;
+    assert!(
+        memories.iter().all(|m| m.embedding.is_some()),
+        "{memories:?}"
+    );
+    let out = ask(
+        &runner,
+        &mut desk,
+        Signal::new(
+            "retrieval.recall",
+            json!({"query": "when does the office open", "top_k": 1}),
+        ),
+    )
+    .await;
+    let recalled = &emitted(&out, "retrieval.recalled")
+        .unwrap_or_else(|| panic!("{out:?}"))
+        .data;
+    assert_eq!(recalled["ranking"], "embedding");
+    assert_eq!(recalled["memories"][0]["id"], "a");
+    assert_eq!(recalled["memories"].as_array().unwrap().len(), 1);
+    // The embeddings are part of the checkpoint.
+    let saved = serde_json::to_value(&desk).unwrap();
+    let thawed: Agent<Desk> = serde_json::from_value(saved).unwrap();
+    let memories = &thawed.plugin_state::<Retrieval>().unwrap().namespaces["default"].memories;
+    assert!(memories[2].embedding.is_some());
+}
+
+/// Thinks in chains of thought itself.
+#[agent(strategy = ChainOfThought, model = "fast", plugins = [Reasoning { default_model = "fast" }])]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Thinker;
+
+#[tokio::test]
+async fn an_ai_agent_keeps_its_own_strategy_signal() {
+    let script = ScriptedModel::new()
+        .answer("Step 1: think\nConclusion: mine")
+        .answer("x\n#### plugin");
+    let runner = runner(&script);
+    let mut thinker = Thinker::new();
+    let out = ask_thinker(
+        &runner,
+        &mut thinker,
+        Signal::new("reasoning.cot.run", json!({"query": "q1"})),
+    )
+    .await;
+    assert_eq!(
+        emitted(&out, "ai.request.completed").unwrap().data["answer"],
+        "mine"
+    );
+    assert_eq!(
+        thinker.snapshot().status,
+        Status::Success,
+        "the strategy ran it"
+    );
+    let out = ask_thinker(
+        &runner,
+        &mut thinker,
+        Signal::new("reasoning.cod.run", json!({"query": "q2"})),
+    )
+    .await;
+    assert_eq!(
+        emitted(&out, "ai.request.completed").unwrap().data["answer"],
+        "plugin"
+    );
+    script.assert_finished();
+}
+
+async fn ask_thinker(
+    runner: &AiRunner,
+    agent: &mut Agent<Thinker>,
+    signal: Signal,
+) -> Vec<Directive> {
+    let out = agent.handle_signal(&signal);
+    runner.settle(agent, out).await
+}
+
+#[tokio::test]
+async fn in_the_server_planning_reasoning_and_embedding_recall_answer() {
+    let plan = json!({"goal": "g", "steps": [{"id": 1, "title": "t", "description": "d", "depends_on": []}]});
+    let script = ScriptedModel::new()
+        .when("Make a plan", plan.to_string())
+        .when("2+2", "Step 1: add\nConclusion: 4");
+    let options = Options::default().models(models(Arc::new(script.clone())));
+    let server = AgentServer::start(Desk::new(), options).await.unwrap();
+    let mut events = server.subscribe();
+    server
+        .call(Signal::new(
+            "retrieval.upsert",
+            json!({"memories": [{"id": "a", "text": "the door code is 1234"}, {"id": "b", "text": "lunch at noon"}]}),
+        ))
+        .await
+        .unwrap();
+    for signal in [
+        Signal::new("planning.plan", json!({"goal": "ship"})),
+        Signal::new(
+            "reasoning.cot.run",
+            json!({"query": "2+2?", "request_id": "q"}),
+        ),
+    ] {
+        server.call(signal).await.unwrap();
+    }
+    let mut seen = std::collections::BTreeMap::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while seen.len() < 2 {
+        let signal = tokio::time::timeout_at(deadline, events.recv())
+            .await
+            .expect("the answers arrive")
+            .unwrap();
+        if signal.signal_type == PLANNED || signal.signal_type == "ai.request.completed" {
+            seen.insert(signal.signal_type.clone(), signal);
+        }
+    }
+    let planned: Plan = Planning::read(&seen[PLANNED]).unwrap();
+    assert_eq!(planned.steps.len(), 1);
+    assert_eq!(seen["ai.request.completed"].data["answer"], "4");
+    // The memories' embeddings arrived in the server too: recall ranks by them.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        server
+            .call(Signal::new(
+                "retrieval.recall",
+                json!({"query": "what is the door code", "top_k": 1}),
+            ))
+            .await
+            .unwrap();
+        let recalled = loop {
+            let signal = tokio::time::timeout_at(deadline, events.recv())
+                .await
+                .expect("a recall answer")
+                .unwrap();
+            if signal.signal_type == "retrieval.recalled" {
+                break signal;
+            }
+        };
+        if recalled.data["memories"]
+            .as_array()
+            .is_some_and(|m| !m.is_empty())
+        {
+            assert_eq!(recalled.data["ranking"], "embedding");
+            assert_eq!(recalled.data["memories"][0]["id"], "a");
+            break;
+        }
+    }
+}
