@@ -183,6 +183,14 @@ pub trait FsmSpec: AgentSpec<Strategy = Fsm> {
         false
     }
 
+    /// What row `row` leaves and enters when it fires from the leaf `from`, computed at build
+    /// time (`None`: walk the parent table; rows to a history, whose entries depend on the
+    /// record).
+    fn route(from: Self::State, row: u32) -> Option<&'static Route<Self::State>> {
+        let _ = (from, row);
+        None
+    }
+
     /// Whether the machine has parallel states, final states or `when done` rows: then its
     /// configuration is a set of active leaves (one per active region) and events run
     /// through SCXML's microstep over that set.
@@ -224,6 +232,19 @@ pub trait FsmSpec: AgentSpec<Strategy = Fsm> {
         let _ = (agent, state);
         Step::Invalid
     }
+}
+
+/// The states a statechart row leaves and enters from one leaf, generated per `(leaf, row)` so
+/// that taking it walks no parent table.
+#[derive(Debug)]
+pub struct Route<St: 'static> {
+    /// The states left, innermost first (the leaf up to the row's domain).
+    pub exits: &'static [St],
+    /// The states entered, outermost first (down to the target's default leaf).
+    pub entries: &'static [St],
+    /// Nothing to do but move: no `exit`/`enter` action on the way, no `after` row on an
+    /// entered state, no history kept by a state left.
+    pub plain: bool,
 }
 
 /// What the rows of a `(state, event)` decided. Eight bytes, returned in a register: for rows
@@ -689,12 +710,37 @@ fn fire<S: FsmSpec>(
         return result;
     }
     let step = S::transition(state, from, event, &params);
+    // A row with nothing to run: the move, and an empty result returned from here (merged
+    // with the other paths' results it would go through memory and stall on store
+    // forwarding, which cost most of the time of such a row).
+    if let Step::Fire(row, to) = step
+        && (if S::NESTED {
+            statechart::move_plain::<S>(fsm, row, to)
+        } else {
+            move_plain::<S>(fsm, row, to)
+        })
+    {
+        discard(params);
+        if trace::on!(DEBUG) {
+            traced_fire::<S>(id, from, event, Some(to), &Ok(Vec::new()));
+        }
+        return Ok(Vec::new());
+    }
+    // No row (most events of a device's stream): the refusal returned from here too.
+    if let Step::Invalid = step {
+        discard(params);
+        let invalid = || FsmError::InvalidTransition { state: from, event };
+        if trace::on!(DEBUG) {
+            traced_fire::<S>(id, from, event, None, &Err(invalid()));
+        }
+        return Err(invalid());
+    }
     // A row fires, or (in a device's stream, most events) there is none: two tests before
     // the rarer steps, rather than a jump table over all five. A refusal is two enum values,
     // so refusing costs what a hand-written `match` arm returning `false` costs.
     let result = if let Step::Fire(row, to) = step {
         if S::NESTED {
-            statechart::take(id, state, fsm, row, to, &params).map_err(failed)
+            statechart::take(id, state, fsm, row, to, &params)
         } else {
             take(id, state, fsm, to, row, &params)
         }
@@ -842,7 +888,7 @@ fn on_timer<S: FsmSpec>(agent: &mut Agent<S>, params: Value) -> Result<Vec<Direc
         }
         Step::Fire(row, to) if S::NESTED => {
             let result = statechart::take(id, state, fsm, row, to, &Value::Null);
-            (Some(fsm.state), result)
+            (Some(fsm.state), result.map_err(AgentError::from))
         }
         Step::Fire(row, to) => (
             Some(to),
@@ -897,6 +943,24 @@ fn take<S: FsmSpec>(
         out.push(timer::<S>(to, fsm.generation, delay));
     }
     Ok(out)
+}
+
+/// Takes row `row` to `to` if it has nothing to run (no `exit`, row or `enter` action, no async
+/// action to cancel, no timer to arm): the move alone.
+#[inline(always)]
+fn move_plain<S: FsmSpec>(fsm: &mut FsmState<S::State>, row: u32, to: S::State) -> bool {
+    let plain = S::exit(fsm.state).is_none()
+        && S::row_action(row).is_none()
+        && S::enter(to).is_none()
+        && S::after(to).is_none()
+        && fsm.in_flight.is_empty();
+    if plain {
+        fsm.state = to;
+        fsm.started = true;
+        fsm.entered = true;
+        fsm.generation += 1;
+    }
+    plain
 }
 
 /// Takes an internal transition: the row's action only (all or nothing). The position, the

@@ -273,7 +273,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
     };
     let nested_spec = nesting
         .as_ref()
-        .map(|n| n.spec_items(fsm, &state_ty))
+        .map(|n| n.spec_items(fsm, &state_ty, &rt))
         .unwrap_or_default();
     let nested_state = nesting
         .as_ref()

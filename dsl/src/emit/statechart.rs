@@ -8,13 +8,13 @@
 //! machine; the runtime walks the parent table only to run `exit`/`enter` actions through the
 //! transition's domain. A flat machine never reaches this file.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::ident;
-use crate::model::{Chart, FsmDef, Name, RowDef};
+use crate::model::{Chart, FsmDef, HookKind, Name, RowDef};
 
 /// The resolved hierarchy of an accepted statechart, as the generator needs it.
 pub struct Nesting<'a> {
@@ -78,7 +78,7 @@ impl<'a> Nesting<'a> {
 
     /// Items of `impl FsmSpec`: the parent table, each row's domain and history, and the
     /// compound states that keep a history.
-    pub fn spec_items(&self, fsm: &FsmDef, state_ty: &syn::Ident) -> TokenStream {
+    pub fn spec_items(&self, fsm: &FsmDef, state_ty: &syn::Ident, rt: &TokenStream) -> TokenStream {
         let chart = &self.chart;
         let leaf_arms = (0..chart.states.len())
             .filter(|&id| chart.compound[id])
@@ -123,10 +123,11 @@ impl<'a> Nesting<'a> {
         } else {
             quote!(::core::matches!(state, #(#state_ty::#keeping)|*))
         };
+        // With regions the configuration is a set of leaves and routes do not apply.
         let regions = if fsm.has_regions() {
             self.region_items(fsm, state_ty)
         } else {
-            TokenStream::new()
+            self.route_items(fsm, state_ty, rt)
         };
         quote! {
             const NESTED: bool = true;
@@ -165,6 +166,93 @@ impl<'a> Nesting<'a> {
             #[allow(unused_variables)]
             fn keeps_history(state: #state_ty) -> bool {
                 #keeps
+            }
+        }
+    }
+
+    /// `FsmSpec::route`: for each leaf and each row it may take (its own and its ancestors'),
+    /// the states left and entered, so taking a row walks no parent table. Rows to a history
+    /// have none (their entries depend on the record). As many arms as the transition
+    /// function has rows per leaf.
+    fn route_items(&self, fsm: &FsmDef, state_ty: &syn::Ident, rt: &TokenStream) -> TokenStream {
+        let chart = &self.chart;
+        let index: HashMap<*const RowDef, u32> = fsm
+            .rows
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (std::ptr::from_ref(r), u32::try_from(i).unwrap_or(u32::MAX)))
+            .collect();
+        // Sets, so each state's test is a lookup (a search per state would be quadratic).
+        let hooked = |kind: HookKind| -> HashSet<&str> {
+            fsm.hooks
+                .iter()
+                .filter(|h| h.kind.value == kind)
+                .map(|h| h.state.value.as_str())
+                .collect()
+        };
+        let (exit_hooks, enter_hooks) = (hooked(HookKind::Exit), hooked(HookKind::Enter));
+        let timed: HashSet<&str> = fsm
+            .rows
+            .iter()
+            .filter(|r| r.after().is_some())
+            .map(|r| r.from.value.as_str())
+            .collect();
+        let keeping: HashSet<&str> = fsm
+            .histories
+            .iter()
+            .filter_map(|h| h.block.as_deref())
+            .collect();
+        let mut arms = Vec::new();
+        for (leaf, state) in chart.states.iter().enumerate() {
+            if chart.compound[leaf] {
+                continue;
+            }
+            let l = self.variant(leaf);
+            for row in self.event_rows(&state.value) {
+                if row.internal || chart.histories.contains_key(row.to.value.as_str()) {
+                    continue;
+                }
+                let (Some(to), Some(&i)) =
+                    (chart.target_leaf(row), index.get(&std::ptr::from_ref(*row)))
+                else {
+                    continue;
+                };
+                let domain = chart.domain(row);
+                let up = |from: usize| -> Vec<usize> {
+                    std::iter::once(from)
+                        .chain(chart.ancestors(from))
+                        .take_while(|&s| Some(s) != domain)
+                        .collect()
+                };
+                let exits = up(leaf);
+                let mut entries = up(to);
+                entries.reverse();
+                let name = |s: usize| chart.states[s].value.as_str();
+                let plain = !exits
+                    .iter()
+                    .any(|&s| exit_hooks.contains(name(s)) || keeping.contains(name(s)))
+                    && !entries
+                        .iter()
+                        .any(|&s| enter_hooks.contains(name(s)) || timed.contains(name(s)));
+                let exits = exits.into_iter().map(|s| self.variant(s));
+                let entries = entries.into_iter().map(|s| self.variant(s));
+                arms.push(quote! {
+                    (#state_ty::#l, #i) => ::core::option::Option::Some(&#rt::Route {
+                        exits: &[#(#state_ty::#exits),*],
+                        entries: &[#(#state_ty::#entries),*],
+                        plain: #plain,
+                    })
+                });
+            }
+        }
+        quote! {
+            #[inline]
+            #[allow(unreachable_patterns)]
+            fn route(from: #state_ty, row: u32) -> ::core::option::Option<&'static #rt::Route<#state_ty>> {
+                match (from, row) {
+                    #(#arms,)*
+                    _ => ::core::option::Option::None,
+                }
             }
         }
     }

@@ -11,7 +11,10 @@
 
 use serde_json::Value;
 
-use super::{FsmName, FsmSpec, FsmState, cancel_in_flight, run_one, timer};
+use super::{
+    FsmAction, FsmError, FsmName, FsmSpec, FsmState, Route, cancel_in_flight, failed, run_one,
+    run_step, timer,
+};
 use crate::agent::Agent;
 use crate::directive::Directive;
 use crate::error::{AgentError, ErrorContext};
@@ -122,8 +125,149 @@ pub(super) fn run_all<S: FsmSpec>(
 ///
 /// Inlined into the caller, as the flat `take` is: returned out of line, the `Result` is
 /// written to memory and read back at once (a store-forwarding stall that cost half its time).
+/// The states left and entered come from the generated route of `(leaf, row)`, so a row with
+/// nothing to run costs a lookup and the move.
 #[inline(always)]
 pub(super) fn take<S: FsmSpec>(
+    id: &str,
+    state: &mut S,
+    fsm: &mut FsmState<S::State>,
+    row: u32,
+    to: S::State,
+    params: &Value,
+) -> Result<Vec<Directive>, FsmError<S>> {
+    let Some(route) = S::route(fsm.state, row) else {
+        return take_walking(id, state, fsm, row, to, params).map_err(failed);
+    };
+    if move_plain::<S>(fsm, row, to) {
+        return Ok(Vec::new());
+    }
+    take_route(id, state, fsm, row, to, route, params)
+}
+
+/// Takes row `row` to `to` if it has nothing to run and nothing to keep (a generated route
+/// that is `plain`, no row action, no async action to cancel, no timer or history kept):
+/// the move alone. The caller returns its empty result itself, so it stays in registers (an
+/// `out` whose address is taken lives in memory, and reading it back stalls on store
+/// forwarding: most of the time of a plain row).
+#[inline(always)]
+pub(super) fn move_plain<S: FsmSpec>(fsm: &mut FsmState<S::State>, row: u32, to: S::State) -> bool {
+    let plain = S::route(fsm.state, row).is_some_and(|r| r.plain)
+        && S::row_action(row).is_none()
+        && fsm.in_flight.is_empty()
+        && fsm.chart.is_none();
+    if plain {
+        fsm.state = to;
+        fsm.started = true;
+        fsm.entered = true;
+        fsm.generation += 1;
+    }
+    plain
+}
+
+/// [`take`] with actions to run or bookkeeping to do, from the generated route.
+#[inline(never)]
+fn take_route<S: FsmSpec>(
+    id: &str,
+    state: &mut S,
+    fsm: &mut FsmState<S::State>,
+    row: u32,
+    to: S::State,
+    route: &Route<S::State>,
+    params: &Value,
+) -> Result<Vec<Directive>, FsmError<S>> {
+    let mut out = Vec::new();
+    let action = S::row_action(row);
+    if !route.plain || action.is_some() {
+        run_route(id, state, route, row, action, params, &mut out).map_err(failed)?;
+    }
+    if !fsm.in_flight.is_empty() {
+        cancel_in_flight(&mut fsm.in_flight, &mut out);
+    }
+    let from = fsm.state;
+    fsm.state = to;
+    fsm.started = true;
+    fsm.entered = true;
+    fsm.generation += 1;
+    if !route.plain || fsm.chart.is_some() {
+        keep_route::<S>(fsm, from, route, &mut out);
+    }
+    Ok(out)
+}
+
+/// Runs a route's `exit` actions, the row's action and the `enter` actions, all or nothing,
+/// straight from the generated slices (nothing collected).
+#[inline]
+fn run_route<S: FsmSpec>(
+    id: &str,
+    state: &mut S,
+    route: &Route<S::State>,
+    row: u32,
+    action: Option<FsmAction<S>>,
+    params: &Value,
+    out: &mut Vec<Directive>,
+) -> Result<(), AgentError> {
+    let exits = route.exits.iter().filter_map(|&s| S::exit(s));
+    let entries = route.entries.iter().filter_map(|&s| S::enter(s));
+    let writes = exits.clone().any(|a| a.writes)
+        || action.is_some_and(|a| a.writes)
+        || entries.clone().any(|a| a.writes);
+    let mut backup = writes.then(|| state.clone());
+    let ran = (|| {
+        for exit in exits {
+            let run = |s: &mut S| (exit.run)(s, &Value::Null);
+            run_step(id, state, &mut backup, exit.name, run, out)?;
+        }
+        if let Some(action) = action {
+            let run =
+                |s: &mut S| S::run_row(row, s, params).unwrap_or_else(|| (action.run)(s, params));
+            run_step(id, state, &mut backup, action.name, run, out)?;
+        }
+        for enter in entries {
+            let run = |s: &mut S| (enter.run)(s, &Value::Null);
+            run_step(id, state, &mut backup, enter.name, run, out)?;
+        }
+        Ok(())
+    })();
+    if ran.is_err() {
+        if let Some(backup) = backup {
+            *state = backup;
+        }
+        out.clear();
+    }
+    ran
+}
+
+/// A route's bookkeeping once the machine moved (the generation already counts the entry):
+/// histories of the states left, timers of the states left dropped, timers of the states
+/// entered armed.
+fn keep_route<S: FsmSpec>(
+    fsm: &mut FsmState<S::State>,
+    from: S::State,
+    route: &Route<S::State>,
+    out: &mut Vec<Directive>,
+) {
+    for &left in route.exits {
+        if S::keeps_history(left) {
+            let history = &mut fsm.chart_mut().history;
+            match history.iter_mut().find(|(c, _)| *c == left) {
+                Some(record) => record.1 = from,
+                None => history.push((left, from)),
+            }
+        }
+    }
+    if let Some(chart) = fsm.chart.as_mut().filter(|c| !c.timers.is_empty()) {
+        chart.timers.retain(|(s, _)| !route.exits.contains(s));
+    }
+    for &s in route.entries {
+        arm::<S>(fsm, s, out);
+    }
+}
+
+/// [`take`] for a row without a generated route (a row to a history, whose entries depend on
+/// the record; a hand-written `FsmSpec`): walks the parent table.
+#[inline(never)]
+fn take_walking<S: FsmSpec>(
     id: &str,
     state: &mut S,
     fsm: &mut FsmState<S::State>,
