@@ -6,9 +6,8 @@
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
-use stratagem::ai::{ModelTable, ScriptedModel, semconv};
+use stratagem::ai::semconv;
 use stratagem::prelude::*;
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
@@ -16,30 +15,10 @@ use tracing::{Subscriber, subscriber};
 use tracing_subscriber::layer::{Context, SubscriberExt};
 use tracing_subscriber::registry::LookupSpan;
 
-/// Files support tickets: `open_ticket` runs inside `cmd`, `check_stock` in the host.
-#[agent(strategy = React, model = "fast", tools = [open_ticket, check_stock], max_iterations = 4)]
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-struct Desk {
-    tickets: Vec<String>,
-}
+#[path = "gen_ai/desk.rs"]
+mod desk;
 
-#[derive(Debug, Deserialize, JsonSchema)]
-struct Ticket {
-    subject: String,
-}
-
-/// Opens a ticket.
-#[action]
-fn open_ticket(desk: &mut Desk, ticket: Ticket) -> Outcome {
-    desk.tickets.push(ticket.subject);
-    Outcome::new().reply(json!({"ticket": desk.tickets.len()}))
-}
-
-/// Checks the stock (in another service).
-#[action]
-async fn check_stock(_desk: &Desk) -> Outcome {
-    Outcome::new().reply(json!({"left": 3}))
-}
+use desk::{TRACEPARENT, TRACESTATE, ask_the_desk};
 
 /// One span: its name, fields and parent's name.
 #[derive(Debug, Clone, Default)]
@@ -96,41 +75,10 @@ impl Spans {
     }
 }
 
-const TRACEPARENT: &str = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
-
-fn script() -> ScriptedModel {
-    ScriptedModel::new()
-        .user("my printer is on fire")
-        .call("open_ticket", json!({"subject": "printer on fire"}))
-        .also("check_stock", json!({}))
-        .unwrap()
-        .answer("Ticket 1 is open.")
-}
-
 async fn run(options: Options, spans: &Spans) -> Vec<Signal> {
     let guard = subscriber::set_default(tracing_subscriber::registry().with(spans.clone()));
-    let model = Arc::new(script());
-    let options = options.models(ModelTable::new().alias("fast", model, "test-model"));
-    let server = AgentServer::start(Desk::new(), options).await.unwrap();
-    let mut events = server.subscribe();
-    let query = Signal::new(
-        "ai.query",
-        json!({"query": "my printer is on fire", "request_id": "req-1"}),
-    )
-    .with_extension("traceparent", json!(TRACEPARENT))
-    .with_extension("tracestate", json!("congo=t61rcWkgMzE"));
-    server.call(query).await.unwrap();
-    let done = server
-        .await_completion(Duration::from_secs(5))
-        .await
-        .unwrap();
-    assert_eq!(done.status, Status::Success, "{done:?}");
-    server.stop().await;
+    let emitted = ask_the_desk(options).await;
     drop(guard);
-    let mut emitted = Vec::new();
-    while let Ok(signal) = events.try_recv() {
-        emitted.push(signal);
-    }
     emitted
 }
 
@@ -222,14 +170,30 @@ async fn signals_emitted_while_handling_a_traced_signal_carry_its_trace_context(
         .find(|s| s.signal_type == "ai.request.started")
         .expect("the request started");
     assert_eq!(started.extensions["traceparent"], TRACEPARENT);
-    assert_eq!(started.extensions["tracestate"], "congo=t61rcWkgMzE");
-    let traced = spans
-        .named("signal")
-        .into_iter()
-        .filter(|s| s.fields.get("traceparent").map(String::as_str) == Some(TRACEPARENT))
-        .count();
+    assert_eq!(started.extensions["tracestate"], TRACESTATE);
+    // The model's answers and the async tool's completion continue the request's trace, so
+    // what the agent emits after them (the request's end) carries it too.
+    let completed = emitted
+        .iter()
+        .find(|s| s.signal_type == "ai.request.completed")
+        .expect("the request completed");
+    assert_eq!(completed.extensions["traceparent"], TRACEPARENT);
+    assert_eq!(completed.extensions["tracestate"], TRACESTATE);
+    let traced = |name: &str| {
+        spans
+            .named(name)
+            .into_iter()
+            .map(|s| s.fields.get("traceparent").cloned())
+            .collect::<Vec<_>>()
+    };
     assert_eq!(
-        traced, 1,
-        "the handling span records the incoming traceparent"
+        traced("signal"),
+        vec![Some(TRACEPARENT.to_string()); 3],
+        "the query and both model answers are handled in its trace"
+    );
+    assert_eq!(
+        traced("completion"),
+        [Some(TRACEPARENT.to_string())],
+        "the async tool's completion is handled in its trace"
     );
 }

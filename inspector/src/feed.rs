@@ -6,12 +6,32 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use agent_runtime::server::{AgentRef, Observation};
 use serde_json::{Value, json};
-use tokio::sync::broadcast::{self, error::RecvError};
+use tokio::sync::broadcast::{
+    self,
+    error::{RecvError, TryRecvError},
+};
+use tokio::time::Instant;
 
+use crate::pace::Pace;
 use crate::truncate::Truncation;
 
 /// How many events the live stream buffers for a slow page before it reports a lag.
 const LIVE_CAPACITY: usize = 1024;
+
+/// One agent's pace, and the latest step it held back with how many steps before it the page
+/// was not shown.
+struct Paced {
+    pace: Pace,
+    held: Option<(Arc<Observation>, u64)>,
+}
+
+/// Waits until `due`, or forever when there is nothing to wait for.
+async fn sleep_until(due: Option<Instant>) {
+    match due {
+        Some(due) => tokio::time::sleep_until(due).await,
+        None => std::future::pending().await,
+    }
+}
 
 /// One watched agent.
 pub(crate) struct Watched {
@@ -38,6 +58,7 @@ pub(crate) struct Feed {
     pub(crate) live: broadcast::Sender<Arc<str>>,
     pub(crate) truncation: Truncation,
     history: usize,
+    steps_per_second: u32,
 }
 
 impl Feed {
@@ -46,6 +67,7 @@ impl Feed {
         handles: Vec<AgentRef>,
         truncation: Truncation,
         history: usize,
+        steps_per_second: u32,
     ) -> Arc<Feed> {
         let mut agents = Vec::with_capacity(handles.len());
         for handle in handles {
@@ -64,6 +86,7 @@ impl Feed {
             live: broadcast::channel(LIVE_CAPACITY).0,
             truncation,
             history,
+            steps_per_second,
         })
     }
 
@@ -84,20 +107,42 @@ impl Feed {
         let handle = self.agents[index].handle.clone();
         let stopped = handle.stopped();
         tokio::pin!(stopped);
+        let mut paced = Paced {
+            pace: Pace::new(self.steps_per_second),
+            held: None,
+        };
         loop {
+            let due = paced.held.as_ref().map(|_| paced.pace.next_token());
             tokio::select! {
                 step = steps.recv() => match step {
-                    Ok(observation) => self.publish(index, self.step(index, &observation)),
-                    Err(RecvError::Lagged(missed)) => self.publish(
-                        index,
-                        json!({ "event": "lagged", "agent": index, "missed": missed }),
-                    ),
+                    Ok(observation) => {
+                        self.offer(index, &mut paced, observation);
+                        // The steps that queued meanwhile, without a `select!` (and a timer)
+                        // for each.
+                        loop {
+                            match steps.try_recv() {
+                                Ok(observation) => self.offer(index, &mut paced, observation),
+                                Err(TryRecvError::Lagged(missed)) => self.lagged(index, missed),
+                                Err(_) => break,
+                            }
+                        }
+                    }
+                    Err(RecvError::Lagged(missed)) => self.lagged(index, missed),
                     Err(RecvError::Closed) => return,
                 },
+                () = sleep_until(due) => {
+                    if paced.pace.take() && let Some((observation, skipped)) = paced.held.take() {
+                        self.publish(index, self.step(index, &observation, skipped));
+                    }
+                }
                 report = &mut stopped => {
-                    // Steps the agent made before it stopped are still in the channel.
+                    // Steps the agent made before it stopped are still in the channel; the
+                    // last of them is shown whatever the pace.
                     while let Ok(observation) = steps.try_recv() {
-                        self.publish(index, self.step(index, &observation));
+                        self.offer(index, &mut paced, observation);
+                    }
+                    if let Some((observation, skipped)) = paced.held.take() {
+                        self.publish(index, self.step(index, &observation, skipped));
                     }
                     let reason = report.reason.to_string();
                     self.publish(
@@ -110,8 +155,26 @@ impl Feed {
         }
     }
 
-    /// An observation as the page reads it, its payloads truncated.
-    fn step(&self, index: usize, observation: &Observation) -> Value {
+    fn lagged(&self, index: usize, missed: u64) {
+        self.publish(
+            index,
+            json!({ "event": "lagged", "agent": index, "missed": missed }),
+        );
+    }
+
+    /// Shows a step now if the pace allows, else holds it back in place of the one held.
+    fn offer(&self, index: usize, paced: &mut Paced, observation: Arc<Observation>) {
+        if paced.held.is_none() && paced.pace.take() {
+            self.publish(index, self.step(index, &observation, 0));
+        } else {
+            let skipped = paced.held.take().map_or(0, |(_, n)| n + 1);
+            paced.held = Some((observation, skipped));
+        }
+    }
+
+    /// An observation as the page reads it, its payloads truncated; `skipped` counts the steps
+    /// before it that the page was not shown.
+    fn step(&self, index: usize, observation: &Observation, skipped: u64) -> Value {
         let mut value = serde_json::to_value(observation).unwrap_or(Value::Null);
         // A long conversation keeps its latest messages: the page shows the end of it.
         if let Some(messages) = value
@@ -128,6 +191,9 @@ impl Feed {
         let mut value = self.truncation.apply(&value);
         value["event"] = "step".into();
         value["agent"] = index.into();
+        if skipped > 0 {
+            value["skipped"] = skipped.into();
+        }
         value
     }
 

@@ -14,14 +14,16 @@ use crate::truncate::Truncation;
 
 /// What to inspect and how; [`serve`](Inspector::serve) starts it.
 ///
-/// Defaults: loopback only, no token, read-only, the last 200 steps of each agent kept,
-/// payloads cut as [`Truncation::default`] cuts them.
+/// Defaults: loopback only, no token, read-only, the last 200 steps of each agent kept, at
+/// most 200 steps of each agent a second shown, payloads cut as [`Truncation::default`] cuts
+/// them.
 #[derive(Debug, Clone)]
 pub struct Inspector {
     agents: Vec<AgentRef>,
     token: Option<String>,
     allow_signals: bool,
     history: usize,
+    steps_per_second: u32,
     truncation: Truncation,
 }
 
@@ -43,6 +45,7 @@ impl Inspector {
             token: None,
             allow_signals: false,
             history: 200,
+            steps_per_second: 200,
             truncation: Truncation::default(),
         }
     }
@@ -76,6 +79,19 @@ impl Inspector {
     #[must_use]
     pub fn history(mut self, steps: usize) -> Self {
         self.history = steps;
+        self
+    }
+
+    /// How many steps of one agent a second the page is shown (default 200; 0: every step).
+    ///
+    /// A burst up to this many is shown step by step; beyond it, steps are coalesced: the page
+    /// is shown the latest at this pace, its `skipped` field counting the steps before it that
+    /// were not shown (their signals and errors are not in the page's log). The agent's last
+    /// step is always shown. Watching costs the agent little whatever its pace: the steps held
+    /// back are never serialized.
+    #[must_use]
+    pub fn steps_per_second(mut self, steps: u32) -> Self {
+        self.steps_per_second = steps;
         self
     }
 
@@ -116,7 +132,13 @@ impl Inspector {
             .map_err(bind_error)?;
         let addr = listener.local_addr().map_err(bind_error)?;
 
-        let feed = Feed::new(self.agents, self.truncation, self.history).await;
+        let feed = Feed::new(
+            self.agents,
+            self.truncation,
+            self.history,
+            self.steps_per_second,
+        )
+        .await;
         let followers = feed.start();
         let (stop, stopping) = watch::channel(false);
         let access = Access {

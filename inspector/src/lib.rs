@@ -37,7 +37,7 @@
 //! | `GET /api/agents` | every agent: index, name, id, status, whether it stopped |
 //! | `GET /api/agents/{n}` | agent `n`: its snapshot, [`Shape`](agent_runtime::inspect::Shape) and [`Progress`](agent_runtime::inspect::Progress) |
 //! | `GET /api/agents/{n}/events` | agent `n`'s recent steps, oldest first |
-//! | `GET /api/stream` | every step of every agent as Server-Sent Events (`step`, `lagged`, `stopped`) |
+//! | `GET /api/stream` | every step of every agent as Server-Sent Events (`step`, `lagged`, `stopped`); past [`Inspector::steps_per_second`], a `step` stands for `skipped` steps before it |
 //! | `POST /api/agents/{n}/signals` | `{"type": .., "data": ..}` sent to agent `n` (only with [`Inspector::allow_signals`]) |
 
 #![forbid(unsafe_code)]
@@ -46,6 +46,7 @@ mod assets;
 mod error;
 mod feed;
 mod inspector;
+mod pace;
 mod routes;
 mod truncate;
 

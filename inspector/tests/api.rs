@@ -290,3 +290,50 @@ impl JsonBody for reqwest::RequestBuilder {
             .body(body.to_string())
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn past_its_pace_the_page_is_shown_the_latest_step_and_how_many_it_stands_for() {
+    let cafe = agents::Cafe::open(Duration::from_millis(20)).await.unwrap();
+    let inspector = Inspector::new()
+        .agent(&cafe.barista)
+        .steps_per_second(1)
+        .serve("127.0.0.1:0")
+        .await
+        .unwrap();
+    let base = base(&inspector);
+    let response = reqwest::get(format!("{base}/api/stream")).await.unwrap();
+    let mut stream = response.bytes_stream();
+    let mut buffer = String::new();
+    // Thirty refused collects, then an order: far more steps than one a second.
+    for _ in 0..30 {
+        cafe.barista
+            .cast(Signal::new("cafe.collect", json!({})))
+            .unwrap();
+    }
+    cafe.barista
+        .cast(Signal::new("cafe.order", json!({"name": "espresso"})))
+        .unwrap();
+    let brewing = next_step(&mut stream, &mut buffer, |e| {
+        e["progress"]["state"] == "Brewing"
+    })
+    .await;
+    assert!(
+        brewing["skipped"].as_u64().unwrap() > 0,
+        "the order stands for collects that were not shown: {brewing}"
+    );
+    // Every step is accounted for: shown, or counted by the next step shown.
+    let (_, events) = get(&format!("{base}/api/agents/0/events")).await;
+    let events = events["events"].as_array().unwrap();
+    let upto = 1 + events
+        .iter()
+        .position(|e| e["progress"]["state"] == "Brewing")
+        .unwrap();
+    let shown = &events[..upto];
+    let accounted: u64 = shown
+        .iter()
+        .map(|e| 1 + e["skipped"].as_u64().unwrap_or(0))
+        .sum();
+    assert_eq!(accounted, 31, "{shown:?}");
+    assert!(shown.len() < 31, "{shown:?}");
+    inspector.shutdown().await;
+}

@@ -97,6 +97,11 @@ pub(crate) fn chat_span(provider: &str, model: &str, server: Option<&str>) -> tr
     )
 }
 
+/// A count as OpenTelemetry's integer type.
+fn signed(count: u64) -> i64 {
+    i64::try_from(count).unwrap_or(i64::MAX)
+}
+
 /// Records a model call's answer, or its failure, on its [`chat_span`].
 pub(crate) fn record_chat(span: &tracing::Span, result: &Result<LlmResponse, LlmError>) {
     match result {
@@ -111,8 +116,13 @@ pub(crate) fn record_chat(span: &tracing::Span, result: &Result<LlmResponse, Llm
                 RESPONSE_FINISH_REASONS,
                 tracing::field::display(Snake(&response.finish_reason)),
             );
-            span.record(USAGE_INPUT_TOKENS, response.usage.prompt_tokens);
-            span.record(USAGE_OUTPUT_TOKENS, response.usage.completion_tokens);
+            // As `i64`: OpenTelemetry integers are signed, and `tracing-opentelemetry` turns a
+            // `u64` field into text.
+            span.record(USAGE_INPUT_TOKENS, signed(response.usage.prompt_tokens));
+            span.record(
+                USAGE_OUTPUT_TOKENS,
+                signed(response.usage.completion_tokens),
+            );
         }
         Err(error) => {
             span.record(ERROR_TYPE, error_type(error.kind));

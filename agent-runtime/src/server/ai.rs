@@ -16,7 +16,7 @@ use crate::ai::{
 };
 use crate::directive::Directive;
 use crate::error::{AgentError, ErrorContext};
-use crate::signal::Signal;
+use crate::signal::{Signal, TraceContext};
 
 use crate::agent::DynAgent;
 
@@ -32,6 +32,8 @@ pub(super) struct LlmInFlight {
     /// cancel), and only the latest run's answer may reach the agent.
     pub(super) run: u64,
     pub(super) abort: tokio::task::AbortHandle,
+    /// The trace context of the step that made the call: its answer continues that trace.
+    pub(super) trace_context: Option<TraceContext>,
 }
 
 /// What a model call's task sends back: its answer, tagged with the run it belongs to.
@@ -115,6 +117,7 @@ impl Core {
                 call,
                 run,
                 abort: task.abort_handle(),
+                trace_context: self.trace_context.clone(),
             });
             return Ok(());
         }
@@ -203,6 +206,7 @@ impl Core {
             call,
             run,
             abort: task.abort_handle(),
+            trace_context: self.trace_context.clone(),
         });
         Ok(())
     }
@@ -310,8 +314,12 @@ impl Core {
         else {
             return;
         };
-        self.llm_calls.remove(pos);
-        let signal = reply.into_signal().with_source(self.source());
-        self.step_signal("llm", &signal, false);
+        let call = self.llm_calls.remove(pos);
+        let mut signal = reply.into_signal().with_source(self.source());
+        // The answer steps the agent in the trace of the step that asked the model.
+        if let Some(context) = &call.trace_context {
+            context.apply_to(&mut signal);
+        }
+        self.step_signal("llm", signal, false);
     }
 }

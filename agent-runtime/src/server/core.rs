@@ -79,6 +79,8 @@ pub(super) struct InFlight {
     pub(super) instruction: Instruction,
     pub(super) exec: ExecOptions,
     pub(super) abort: tokio::task::AbortHandle,
+    /// The trace context of the step that started it: its completion continues that trace.
+    pub(super) trace_context: Option<TraceContext>,
 }
 
 #[derive(Debug, Default)]
@@ -424,7 +426,7 @@ impl Core {
 
     fn on_mailbox_signal(&mut self, Envelope { signal, reply }: Envelope) {
         self.stats.processed += 1;
-        let outcome = self.step_signal("signal", &signal, reply.is_some());
+        let outcome = self.step_signal("signal", signal, reply.is_some());
         if let Some(reply) = reply {
             let _ = reply.send(Ok(outcome.expect("a reply asks for the outcome")));
         }
@@ -436,7 +438,7 @@ impl Core {
     pub(super) fn step_signal(
         &mut self,
         origin: &'static str,
-        signal: &Signal,
+        signal: Signal,
         record: bool,
     ) -> Option<CallOutcome> {
         let span = tracing::info_span!(
@@ -449,7 +451,7 @@ impl Core {
             traceparent = tracing::field::Empty,
         );
         let _entered = span.enter();
-        self.trace_context = TraceContext::of(signal);
+        self.trace_context = TraceContext::of(&signal);
         if let Some(context) = &self.trace_context {
             span.record("traceparent", context.traceparent());
         }
@@ -459,7 +461,7 @@ impl Core {
             &mut self.agent,
             self.options.isolate_strategy_panics,
             "cmd",
-            |agent| agent.handle_signal_with(router, signal),
+            |agent| agent.handle_signal_with(router, &signal),
         );
         drop(scope);
         if let Some(journal) = &mut self.journal {
@@ -469,10 +471,11 @@ impl Core {
             };
             journal.record(input, &*self.agent);
         }
+        // The signal is not needed after the step: a watcher gets it without a copy.
         self.observe(
-            || Cause::Signal {
+            move || Cause::Signal {
                 origin,
-                signal: Box::new(signal.clone()),
+                signal: Box::new(signal),
             },
             &directives,
         );

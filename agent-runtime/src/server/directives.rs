@@ -386,6 +386,7 @@ impl Core {
             instruction,
             exec,
             abort: task.abort_handle(),
+            trace_context: self.trace_context.clone(),
         });
         Ok(())
     }

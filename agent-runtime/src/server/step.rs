@@ -35,12 +35,12 @@ impl Core {
             match kind {
                 TimerKind::Signal(signal) => {
                     self.stats.timers_fired += 1;
-                    self.step_signal("timer", &signal, false);
+                    self.step_signal("timer", signal, false);
                 }
                 TimerKind::Cron(id) => {
                     if let Some(signal) = self.cron_fired(&id) {
                         self.stats.timers_fired += 1;
-                        self.step_signal("cron", &signal, false);
+                        self.step_signal("cron", signal, false);
                     }
                 }
                 TimerKind::Tick => {
@@ -119,15 +119,22 @@ impl Core {
                 else {
                     return;
                 };
-                self.in_flight.remove(pos);
+                let started = self.in_flight.remove(pos);
                 let span = tracing::info_span!(
                     "completion",
                     agent = self.name(),
                     id = self.id(),
                     instruction = %completion.id,
                     action = %completion.action,
+                    traceparent = tracing::field::Empty,
                 );
                 let _entered = span.enter();
+                // The completion continues the trace of the signal that started the action:
+                // what it emits carries that `traceparent`.
+                self.trace_context = started.trace_context;
+                if let Some(context) = &self.trace_context {
+                    span.record("traceparent", context.traceparent());
+                }
                 let action = self.watched().then(|| completion.action.clone());
                 let input = self
                     .journal
@@ -146,12 +153,13 @@ impl Core {
                     &directives,
                 );
                 self.execute(directives);
+                self.trace_context = None;
                 self.after_step();
             }
             Internal::Llm(outcome) => self.on_llm_reply(outcome),
             Internal::Embed(reply) => {
                 let signal = reply.into_signal().with_source(self.source());
-                self.step_signal("embed", &signal, false);
+                self.step_signal("embed", signal, false);
             }
             Internal::ChildExit { tag, report } => {
                 if self
@@ -179,7 +187,7 @@ impl Core {
                     .next()
                     .is_some()
                 {
-                    self.step_signal("child", &signal, false);
+                    self.step_signal("child", signal, false);
                 } else {
                     tracing::debug!(
                         agent = self.name(),

@@ -290,6 +290,7 @@ function logEvent(event) {
     addLog(event, "meta", event.event, event.event === "lagged" ? `missed ${event.missed}` : event.reason || "");
     return;
   }
+  if (event.skipped) addLog(event, "meta", "coalesced", `${event.skipped} steps not shown (the inspector's pace)`);
   const cause = event.cause || {};
   if (cause.kind === "signal") addLog(event, "in", cause.signal.type, short(cause.signal.data), cause.origin);
   else if (cause.kind === "tick") addLog(event, "tick", "tick", event.status);

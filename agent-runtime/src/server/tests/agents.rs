@@ -176,9 +176,12 @@ sync_action!(NotifyAction, "notify", Channel, |w, p| {
 pub(crate) struct FetchParams {
     pub(crate) sleep_ms: u64,
     pub(crate) value: u64,
+    /// A signal type to emit when done.
+    #[serde(default)]
+    pub(crate) emit: Option<String>,
 }
 
-/// Async: sleeps, then sets `count` to `value`.
+/// Async: sleeps, then sets `count` to `value` (and emits `emit`, when given).
 pub(crate) struct Fetch;
 
 impl Action<Worker> for Fetch {
@@ -198,7 +201,11 @@ impl AsyncAction<Worker> for Fetch {
     fn run(_: Worker, p: FetchParams) -> BoxFuture<'static, Result<Outcome, ActionError>> {
         Box::pin(async move {
             tokio::time::sleep(Duration::from_millis(p.sleep_ms)).await;
-            Ok(Outcome::new().set(json!({ "count": p.value })))
+            let outcome = Outcome::new().set(json!({ "count": p.value }));
+            Ok(match p.emit {
+                Some(kind) => outcome.emit(Signal::new(kind, json!({}))),
+                None => outcome,
+            })
         })
     }
 }

@@ -180,3 +180,32 @@ async fn a_lagging_subscriber_is_told_how_many_it_missed() {
     assert_eq!(events.next().await, Some(Err(3)));
     assert_eq!(events.next().await.unwrap().unwrap().signal_type, "e3");
 }
+
+#[tokio::test(start_paused = true)]
+async fn an_async_completion_continues_the_trace_of_the_signal_that_started_it() {
+    const TRACEPARENT: &str = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    let server = worker(Options::default()).await;
+    let mut events = server.subscribe();
+    let traced = signal(
+        "worker.fetch",
+        json!({"sleep_ms": 1000, "value": 1, "emit": "fetch.traced"}),
+    )
+    .with_extension("traceparent", json!(TRACEPARENT))
+    .with_extension("tracestate", json!("congo=t61rcWkgMzE"));
+    server.call(traced).await.unwrap();
+    // Untraced steps in between neither lose nor take the started action's context.
+    let untraced = json!({"sleep_ms": 2000, "value": 2, "emit": "fetch.untraced"});
+    server.call(signal("worker.fetch", untraced)).await.unwrap();
+    server
+        .call(signal("worker.count", json!({})))
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let first = events.recv().await.unwrap();
+    assert_eq!(first.signal_type, "fetch.traced");
+    assert_eq!(first.extensions["traceparent"], TRACEPARENT);
+    assert_eq!(first.extensions["tracestate"], "congo=t61rcWkgMzE");
+    let second = events.recv().await.unwrap();
+    assert_eq!(second.signal_type, "fetch.untraced");
+    assert!(!second.extensions.contains_key("traceparent"), "{second:?}");
+}

@@ -1,0 +1,116 @@
+//! The GenAI spans as an OpenTelemetry backend receives them: the agent server's `tracing`
+//! spans exported through `tracing-opentelemetry` into the OpenTelemetry SDK's in-memory
+//! exporter, then read back as OTel span data (name, attributes, parent, trace).
+//!
+//! `cargo test -p stratagem-benches --features otel --test otel_export` (off by default: the
+//! OpenTelemetry crates are not in the default build).
+
+#[path = "../../tests/gen_ai/desk.rs"]
+mod desk;
+
+use std::collections::BTreeMap;
+
+use opentelemetry::Value as OtelValue;
+use opentelemetry::trace::TracerProvider as _;
+use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
+use stratagem::ai::semconv;
+use stratagem::prelude::*;
+use tracing_subscriber::layer::SubscriberExt;
+
+/// A span's attributes by name.
+fn attributes(span: &SpanData) -> BTreeMap<&str, &OtelValue> {
+    span.attributes
+        .iter()
+        .map(|kv| (kv.key.as_str(), &kv.value))
+        .collect()
+}
+
+fn text(span: &SpanData, key: &str) -> String {
+    match attributes(span).get(key) {
+        Some(value) => value.as_str().into_owned(),
+        None => panic!("span `{}` has no `{key}`: {:?}", span.name, span.attributes),
+    }
+}
+
+fn int(span: &SpanData, key: &str) -> i64 {
+    match attributes(span).get(key) {
+        Some(OtelValue::I64(n)) => *n,
+        other => panic!("span `{}`: `{key}` is {other:?}", span.name),
+    }
+}
+
+async fn exported() -> Vec<SpanData> {
+    let exporter = InMemorySpanExporter::default();
+    let provider = SdkTracerProvider::builder()
+        .with_simple_exporter(exporter.clone())
+        .build();
+    let layer = tracing_opentelemetry::layer().with_tracer(provider.tracer("stratagem-test"));
+    let guard = tracing::subscriber::set_default(tracing_subscriber::registry().with(layer));
+    desk::ask_the_desk(Options::default()).await;
+    drop(guard);
+    provider.force_flush().unwrap();
+    exporter.get_finished_spans().unwrap()
+}
+
+#[tokio::test]
+async fn the_gen_ai_spans_reach_an_opentelemetry_exporter_with_their_names_and_attributes() {
+    let spans = exported().await;
+    let named =
+        |name: &str| -> Vec<&SpanData> { spans.iter().filter(|s| s.name == name).collect() };
+
+    let agents = named("invoke_agent Desk");
+    assert_eq!(
+        agents.len(),
+        1,
+        "{:?}",
+        spans.iter().map(|s| &s.name).collect::<Vec<_>>()
+    );
+    let agent = agents[0];
+    assert_eq!(text(agent, semconv::OPERATION_NAME), "invoke_agent");
+    assert_eq!(text(agent, semconv::AGENT_NAME), "Desk");
+    assert!(!text(agent, semconv::AGENT_ID).is_empty());
+    assert!(!attributes(agent).contains_key(semconv::ERROR_TYPE));
+
+    let chats = named("chat test-model");
+    assert_eq!(chats.len(), 2);
+    for chat in &chats {
+        assert_eq!(
+            chat.parent_span_id,
+            agent.span_context.span_id(),
+            "a child of the request"
+        );
+        assert_eq!(chat.span_context.trace_id(), agent.span_context.trace_id());
+        assert_eq!(text(chat, semconv::OPERATION_NAME), "chat");
+        assert_eq!(text(chat, semconv::PROVIDER_NAME), "scripted");
+        assert_eq!(text(chat, semconv::REQUEST_MODEL), "test-model");
+        assert!(int(chat, semconv::USAGE_INPUT_TOKENS) > 0);
+        assert!(int(chat, semconv::USAGE_OUTPUT_TOKENS) > 0);
+        assert!(
+            !attributes(chat).contains_key(semconv::INPUT_MESSAGES),
+            "content is opt-in"
+        );
+    }
+    let mut reasons: Vec<String> = chats
+        .iter()
+        .map(|c| text(c, semconv::RESPONSE_FINISH_REASONS))
+        .collect();
+    reasons.sort();
+    assert_eq!(reasons, ["stop", "tool_calls"]);
+
+    for tool in ["open_ticket", "check_stock"] {
+        let runs = named(&format!("execute_tool {tool}"));
+        assert_eq!(runs.len(), 1, "{tool}");
+        let run = runs[0];
+        assert_eq!(text(run, semconv::OPERATION_NAME), "execute_tool");
+        assert_eq!(text(run, semconv::TOOL_NAME), tool);
+        assert!(!text(run, semconv::TOOL_CALL_ID).is_empty());
+    }
+    // The async tool runs in the host, inside the request's span (a sync tool runs inside the
+    // step that handles the model's answer, in that step's span).
+    let async_tool = named("execute_tool check_stock")[0];
+    assert_eq!(async_tool.parent_span_id, agent.span_context.span_id());
+    assert_eq!(
+        async_tool.span_context.trace_id(),
+        agent.span_context.trace_id()
+    );
+}
