@@ -260,10 +260,11 @@ mod tests {
 
     #[test]
     fn tree_argument_checks_name_the_agent_file_once_per_behaviour() {
-        let source = "agent Sentry {\n    strategy behavior Patrol\n}\nagent Other {\n    strategy behavior Patrol\n}\nbehavior Patrol {\n    action move_to(sped = 2)\n}\n";
+        let source = "agent Sentry {\n    strategy behavior Patrol\n}\nagent Other {\n    strategy behavior Patrol\n}\nbehavior Patrol {\n    action move_to(sped = 2)\n}\nbehavior Unused {\n    action move_to(x = 1)\n}\n";
         let compiled = compile_source(FileId(0), source, None).unwrap();
         let text = pretty(&compiled.code, "agents/patrol.agent");
-        // One check per argument and one for the required ones, though two agents run it.
+        // One check per argument and one for the required ones, though two agents run it;
+        // none for a behaviour no agent runs (it generates no code).
         assert_eq!(text.matches("check_arg(").count(), 1, "{text}");
         assert_eq!(text.matches("check_required(").count(), 1, "{text}");
         assert!(

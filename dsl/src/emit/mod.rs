@@ -61,11 +61,59 @@ pub fn file(
         let spec = agent::agent_in(def, &by_name);
         quote!(#state #spec)
     });
-    // Each behaviour's action arguments, checked once however many agents run it (a file
-    // without agents compiles none of its behaviours).
+    // The action arguments of each behaviour an agent runs, checked once however many agents
+    // run it (the others generate no code, so nothing of theirs can fail at run time).
     let krate = agents.first().map(|a| runtime(&a.runtime));
-    let checks = krate
-        .iter()
-        .flat_map(|krate| behaviors.iter().map(|b| tree::arg_checks(&b.root, krate)));
+    let checks = krate.iter().flat_map(|krate| {
+        behaviors_run(agents, behaviors, &by_name)
+            .into_iter()
+            .map(|b| tree::arg_checks(&b.root, krate))
+    });
     quote!(#(#checks)* #(#items)*)
+}
+
+/// The behaviours some agent of the file runs, directly or as a subtree, each once, in the
+/// order first reached.
+fn behaviors_run<'a>(
+    agents: &'a [crate::model::AgentDef],
+    behaviors: &'a [crate::model::BehaviorDef],
+    by_name: &std::collections::HashMap<&'a str, &'a crate::model::BehaviorDef>,
+) -> Vec<&'a crate::model::BehaviorDef> {
+    use crate::model::{StrategyDef, TreeRef};
+    if behaviors.is_empty() {
+        return Vec::new();
+    }
+    let mut names: Vec<&str> = Vec::new();
+    for agent in agents {
+        if let Some(StrategyDef::BehaviorTree(tree)) = agent.strategy.get() {
+            match &tree.tree {
+                Some(TreeRef::Behavior(name)) => names.push(&name.value),
+                Some(TreeRef::Inline(root)) => {
+                    names.extend(root.subtrees().into_iter().map(|n| n.value.as_str()))
+                }
+                _ => {}
+            }
+        }
+    }
+    // An explicit stack: a chain of subtrees can be as long as the file.
+    names.reverse();
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    while let Some(name) = names.pop() {
+        let Some(&behavior) = by_name.get(name) else {
+            continue;
+        };
+        if seen.insert(name) {
+            out.push(behavior);
+            let mut uses: Vec<&str> = behavior
+                .root
+                .subtrees()
+                .into_iter()
+                .map(|n| n.value.as_str())
+                .collect();
+            uses.reverse();
+            names.extend(uses);
+        }
+    }
+    out
 }

@@ -21,8 +21,8 @@ use crate::model::{
 thread_local! {
     /// Path text -> alias, while [`with_aliases`] runs.
     static ALIASES: RefCell<HashMap<String, syn::Ident>> = RefCell::new(HashMap::new());
-    /// The file's text, while [`with_aliases`] runs: [`file_location`] reads lines from it.
-    static SOURCE: RefCell<Option<std::rc::Rc<str>>> = const { RefCell::new(None) };
+    /// The file's lines, while [`with_aliases`] runs: [`file_location`] places spans with them.
+    static LINES: RefCell<Option<std::rc::Rc<LineIndex>>> = const { RefCell::new(None) };
 }
 
 /// Stands for the `.agent` file's path in generated strings; [`crate::build`] replaces it when
@@ -106,8 +106,9 @@ pub fn collect(file: u32, agents: &[AgentDef], behaviors: &[BehaviorDef]) -> Vec
 /// The `use` items of `names`, each with a doc marker (`@rust-name LINE:COL: role `path``) that
 /// [`crate::build`] turns into the trailing comment naming the file.
 pub fn uses(names: &[RustName], source: &str) -> TokenStream {
+    let lines = LineIndex::new(source);
     let items = names.iter().map(|name| {
-        let (line, column) = line_column(source, name.span);
+        let (line, column) = lines.line_column(name.span);
         let marker = format!(
             "@rust-name {line}:{column}: {} `{}`",
             name.role,
@@ -134,6 +135,8 @@ pub fn uses(names: &[RustName], source: &str) -> TokenStream {
 /// type must be `Default`, and a type that is not is reported on a line naming the field's place
 /// in the file (the same marker as [`uses`]) rather than only inside the generated `Default` impl.
 pub fn default_checks(agents: &[AgentDef], source: &str) -> TokenStream {
+    let lines = LineIndex::new(source);
+    let lines = &lines;
     let checks = agents.iter().flat_map(|agent| {
         let krate = super::runtime(&agent.runtime);
         let fields = match &agent.state {
@@ -144,7 +147,7 @@ pub fn default_checks(agents: &[AgentDef], source: &str) -> TokenStream {
             .iter()
             .filter(|f| f.default.is_none())
             .map(move |field| {
-                let (line, column) = line_column(source, field.name.span);
+                let (line, column) = lines.line_column(field.name.span);
                 let marker = format!(
                     "@rust-name {line}:{column}: field `{}` has no default, so its type's `Default`",
                     field.name.value
@@ -167,10 +170,11 @@ pub fn with_aliases<R>(names: &[RustName], source: &str, f: impl FnOnce() -> R) 
         .map(|n| (path_text(&n.path), n.alias.clone()))
         .collect();
     let previous = ALIASES.with(|a| std::mem::replace(&mut *a.borrow_mut(), map));
-    let previous_source = SOURCE.with(|s| s.borrow_mut().replace(source.into()));
+    let lines = std::rc::Rc::new(LineIndex::new(source));
+    let previous_lines = LINES.with(|l| l.borrow_mut().replace(lines));
     let result = f();
     ALIASES.with(|a| *a.borrow_mut() = previous);
-    SOURCE.with(|s| *s.borrow_mut() = previous_source);
+    LINES.with(|l| *l.borrow_mut() = previous_lines);
     result
 }
 
@@ -178,9 +182,9 @@ pub fn with_aliases<R>(names: &[RustName], source: &str, f: impl FnOnce() -> R) 
 /// for its path), to start a message rustc shows from generated code; empty for macros, whose
 /// spans place their errors themselves.
 pub fn file_location(span: Span) -> String {
-    SOURCE.with(|s| match &*s.borrow() {
-        Some(source) if span.byte_range().is_some() => {
-            let (line, column) = line_column(source, span);
+    LINES.with(|l| match &*l.borrow() {
+        Some(lines) if span.byte_range().is_some() => {
+            let (line, column) = lines.line_column(span);
             format!("{ORIGIN}:{line}:{column}: ")
         }
         _ => String::new(),
@@ -214,13 +218,100 @@ fn path_text(path: &syn::Path) -> String {
     }
 }
 
-/// 1-based line and column (in characters) of a file span's start.
-fn line_column(source: &str, span: Span) -> (usize, usize) {
-    let Some((_, range)) = span.byte_range() else {
-        return (0, 0);
-    };
-    let before = source.get(..range.start).unwrap_or(source);
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, column)
+/// Lines and columns of one file in logarithmic time: the generator places one span per name,
+/// argument or field, and counting from the file's start for each was quadratic.
+pub struct LineIndex {
+    /// Byte offset of each line's start.
+    line_starts: Vec<usize>,
+    /// Characters before each [`BLOCK`]-byte block (so a column never counts a whole line).
+    chars_at: Vec<usize>,
+    /// Whether each byte starts a character.
+    starts: Vec<bool>,
+}
+
+/// Bytes per checkpoint of [`LineIndex::chars_at`].
+const BLOCK: usize = 64;
+
+impl LineIndex {
+    /// Indexes `source`.
+    pub fn new(source: &str) -> Self {
+        let bytes = source.as_bytes();
+        let line_starts = std::iter::once(0)
+            .chain(
+                bytes
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, b)| **b == b'\n')
+                    .map(|(i, _)| i + 1),
+            )
+            .collect();
+        let starts: Vec<bool> = bytes.iter().map(|b| b & 0xC0 != 0x80).collect();
+        let mut chars_at = Vec::with_capacity(bytes.len() / BLOCK + 1);
+        let mut count = 0;
+        for (i, start) in starts.iter().enumerate() {
+            if i % BLOCK == 0 {
+                chars_at.push(count);
+            }
+            count += usize::from(*start);
+        }
+        chars_at.push(count);
+        LineIndex {
+            line_starts,
+            chars_at,
+            starts,
+        }
+    }
+
+    fn chars_before(&self, byte: usize) -> usize {
+        let byte = byte.min(self.starts.len());
+        let block = byte / BLOCK;
+        let from = block * BLOCK;
+        self.chars_at[block] + self.starts[from..byte].iter().filter(|s| **s).count()
+    }
+
+    /// 1-based line and column (in characters) of a file span's start; `(0, 0)` for others.
+    pub fn line_column(&self, span: Span) -> (usize, usize) {
+        let Some((_, range)) = span.byte_range() else {
+            return (0, 0);
+        };
+        let at = range.start.min(self.starts.len());
+        let line = self.line_starts.partition_point(|&start| start <= at);
+        let line_start = self.line_starts[line - 1];
+        (
+            line,
+            self.chars_before(at) - self.chars_before(line_start) + 1,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::FileId;
+
+    #[test]
+    fn lines_and_columns_count_characters() {
+        let source = "ab\né𝄞x\n\ny";
+        let index = LineIndex::new(source);
+        let at = |start: usize| {
+            index.line_column(Span::File {
+                file: FileId(0),
+                start,
+                end: start,
+            })
+        };
+        assert_eq!(at(0), (1, 1));
+        assert_eq!(at(2), (1, 3));
+        assert_eq!(at(3), (2, 1));
+        assert_eq!(at(source.find('x').unwrap()), (2, 3));
+        assert_eq!(at(source.find('y').unwrap()), (4, 1));
+        let long = "é".repeat(200) + "z";
+        let index = LineIndex::new(&long);
+        let z = index.line_column(Span::File {
+            file: FileId(0),
+            start: long.len() - 1,
+            end: long.len(),
+        });
+        assert_eq!(z, (1, 201));
+    }
 }
