@@ -50,7 +50,7 @@ fn compile(c: &mut Criterion) {
             |b, text| {
                 b.iter(|| {
                     let compiled = compile_source(FileId(0), black_box(text), None).expect("valid");
-                    black_box(pretty(&compiled.code, "big.agent"))
+                    black_box(pretty(compiled.code, "big.agent"))
                 })
             },
         );

@@ -125,7 +125,7 @@ fn run(source: &str) -> String {
     let file = sources.add("extreme.agent", source.to_string());
     let outcome = match compile_source(file, sources.source(file), None) {
         Ok(compiled) => {
-            let code = pretty(&compiled.code, "extreme.agent");
+            let code = pretty(compiled.code, "extreme.agent");
             // On a thread with room for syn's recursion (the pipeline makes its own room).
             let parsed = std::thread::Builder::new()
                 .stack_size(256 << 20)

@@ -84,7 +84,7 @@ fn generates_rust(source: &str) -> bool {
             if let Err(e) = syn::parse2::<syn::File>(compiled.code.clone()) {
                 panic!("generated code does not parse ({e}):\n{source}");
             }
-            let formatted = pretty(&compiled.code, "names.agent");
+            let formatted = pretty(compiled.code, "names.agent");
             syn::parse_file(&formatted).expect("formatted output parses");
             true
         }

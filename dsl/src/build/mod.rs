@@ -174,8 +174,15 @@ impl Builder {
             let file = sources.add(display.clone(), text);
             match compile_source(file, sources.source(file), runtime.as_ref()) {
                 Ok(compiled) => {
-                    diagnostics.extend(compiled.warnings);
-                    outputs.push((path.to_path_buf(), target, pretty(&compiled.code, &display)));
+                    let Compiled {
+                        file: model,
+                        code,
+                        warnings,
+                    } = compiled;
+                    diagnostics.extend(warnings);
+                    // The model is no longer needed: formatting a large file has its memory.
+                    drop(model);
+                    outputs.push((path.to_path_buf(), target, pretty(code, &display)));
                 }
                 Err(all) => diagnostics.extend(all),
             }

@@ -83,11 +83,13 @@ pub const FORMAT_LIMIT: usize = 1 << 20;
 
 /// Generated code as a Rust file under an `@generated` header naming its origin: formatted with
 /// prettyplease up to [`FORMAT_LIMIT`] bytes, one item per line above.
-pub fn pretty(code: &TokenStream, origin: &str) -> String {
+///
+/// Takes the code by value: iterating a token stream that is still shared copies every token.
+pub fn pretty(code: TokenStream, origin: &str) -> String {
     crate::stack::with_stack(|| pretty_here(code, origin))
 }
 
-fn pretty_here(code: &TokenStream, origin: &str) -> String {
+fn pretty_here(code: TokenStream, origin: &str) -> String {
     let text = one_item_per_line(code);
     let body = if text.len() <= FORMAT_LIMIT {
         match syn::parse_str::<syn::File>(&text) {
@@ -151,11 +153,11 @@ fn locate_rust_names(body: &str, origin: &str) -> String {
 /// The token text with a line break after each top-level item: after a top-level `;`, or a
 /// top-level `{ .. }` not followed by `;`. Each item is printed as one stream, so joined
 /// punctuation (`::`) stays joined.
-fn one_item_per_line(code: &TokenStream) -> String {
+fn one_item_per_line(code: TokenStream) -> String {
     use proc_macro2::{Delimiter, TokenTree};
     let mut out = String::new();
     let mut item = TokenStream::new();
-    let mut tokens = code.clone().into_iter().peekable();
+    let mut tokens = code.into_iter().peekable();
     while let Some(token) = tokens.next() {
         let ends_item = match &token {
             TokenTree::Punct(p) => p.as_char() == ';',
@@ -228,7 +230,7 @@ mod tests {
     #[test]
     fn each_rust_name_is_imported_once_on_a_line_naming_the_agent_file() {
         let compiled = compile_source(FileId(0), THERMOSTAT, None).unwrap();
-        let text = pretty(&compiled.code, "agents/thermostat.agent");
+        let text = pretty(compiled.code.clone(), "agents/thermostat.agent");
         assert_eq!(
             name_lines(&text),
             [
@@ -262,7 +264,7 @@ mod tests {
     fn tree_argument_checks_name_the_agent_file_once_per_behaviour() {
         let source = "agent Sentry {\n    strategy behavior Patrol\n}\nagent Other {\n    strategy behavior Patrol\n}\nbehavior Patrol {\n    action move_to(sped = 2)\n}\nbehavior Unused {\n    action move_to(x = 1)\n}\n";
         let compiled = compile_source(FileId(0), source, None).unwrap();
-        let text = pretty(&compiled.code, "agents/patrol.agent");
+        let text = pretty(compiled.code.clone(), "agents/patrol.agent");
         // One check per argument and one for the required ones, though two agents run it;
         // none for a behaviour no agent runs (it generates no code).
         assert_eq!(text.matches("check_arg(").count(), 1, "{text}");

@@ -125,11 +125,13 @@ pub(crate) fn agent_in(def: &AgentDef, by_name: &HashMap<&str, &BehaviorDef>) ->
             // An agent without actions has a match with only `_` and an unused table.
             #[allow(clippy::match_single_binding, unused_variables)]
             fn action(name: &str) -> ::core::option::Option<&'static #krate::ActionEntry<Self>> {
-                let actions = <Self as #krate::AgentSpec>::actions();
-                match name {
-                    #(#action_names => ::core::option::Option::Some(&actions[#indices]),)*
-                    _ => ::core::option::Option::None,
-                }
+                // An index per arm, not an `Option` expression: five tokens per action where a
+                // file can list thousands.
+                let index = match name {
+                    #(#action_names => #indices,)*
+                    _ => ::core::primitive::usize::MAX,
+                };
+                <Self as #krate::AgentSpec>::actions().get(index)
                 #tree_fallback
             }
 

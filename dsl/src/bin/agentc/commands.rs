@@ -146,7 +146,7 @@ fn expand(file: &Path, format: MessageFormat) -> u8 {
     match compile_source(ids[0], sources.source(ids[0]), None) {
         Ok(compiled) => {
             print(&sources, &compiled.warnings, format);
-            print!("{}", pretty(&compiled.code, &file.display().to_string()));
+            print!("{}", pretty(compiled.code, &file.display().to_string()));
             OK
         }
         Err(diagnostics) => {
