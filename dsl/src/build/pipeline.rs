@@ -200,7 +200,7 @@ mod tests {
             }
             static B: A = A { x: 1 };
         };
-        let text = one_item_per_line(&code);
+        let text = one_item_per_line(code.clone());
         assert_eq!(text.lines().count(), 4, "{text}");
         assert!(text.starts_with("use :: std :: fmt ;\n"), "{text}");
         let reparsed: syn::File = syn::parse_str(&text).unwrap();
@@ -250,7 +250,7 @@ mod tests {
         assert!(!text.contains("of::<start_heatin>"), "{text}");
         assert!(text.contains("of::<__agent_rs_0_1>"), "{text}");
 
-        let raw = locate_rust_names(&one_item_per_line(&compiled.code), "t.agent");
+        let raw = locate_rust_names(&one_item_per_line(compiled.code.clone()), "t.agent");
         let lines = name_lines(&raw);
         assert_eq!(lines.len(), 3, "{raw}");
         assert!(
