@@ -124,17 +124,6 @@ impl Migration {
     }
 }
 
-/// FNV-1a, 64 bits, as 16 hexadecimal digits: the fingerprint of a definition's canonical
-/// shape (stable across machines and Rust versions; the compiler computes the same).
-pub fn fingerprint(shape: &str) -> String {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in shape.bytes() {
-        hash ^= u64::from(byte);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    format!("{hash:016x}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -171,11 +160,5 @@ mod tests {
             })
         );
         assert_eq!(timer, "Settled");
-    }
-
-    #[test]
-    fn fingerprints_are_fnv_1a() {
-        assert_eq!(fingerprint(""), "cbf29ce484222325");
-        assert_eq!(fingerprint("a"), "af63dc4c8601ec8c");
     }
 }

@@ -6,7 +6,7 @@
 //! (sorted: serde reads them by name), an FSM's states and interrupts (sorted: they are stored
 //! by name), and an inline tree's nodes in depth-first order (stored by position). Nothing
 //! else (routes, actions, guards, rows) changes it, so editing behaviour never strands a
-//! checkpoint. The runtime computes the same FNV-1a hash (`definition::fingerprint`).
+//! checkpoint. The hash is FNV-1a; the runtime only compares fingerprints, never computes one.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -135,7 +135,8 @@ fn nodes(root: &NodeDef) -> Vec<String> {
     out
 }
 
-/// FNV-1a, 64 bits, as 16 hexadecimal digits (the runtime's `definition::fingerprint`).
+/// FNV-1a, 64 bits, as 16 hexadecimal digits: stable across machines and Rust versions, so a
+/// checkpoint's fingerprint means the same to every later build.
 pub fn fingerprint(shape: &str) -> String {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     for byte in shape.bytes() {
@@ -213,4 +214,15 @@ fn json(value: &Spanned<Literal>) -> String {
         }
     }
     value_of(&value.value).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fingerprint;
+
+    #[test]
+    fn fingerprints_are_fnv_1a() {
+        assert_eq!(fingerprint(""), "cbf29ce484222325");
+        assert_eq!(fingerprint("a"), "af63dc4c8601ec8c");
+    }
 }
