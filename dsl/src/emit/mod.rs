@@ -5,6 +5,7 @@ mod action;
 mod agent;
 mod ai;
 mod fsm;
+pub mod macro_names;
 pub mod params;
 mod plugins;
 pub mod rust_names;
