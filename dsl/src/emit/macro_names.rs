@@ -65,18 +65,13 @@ fn aliased(scope: &str, names: &[RustName], krate: &TokenStream) -> MacroNames {
         let mut user = written.clone();
         user.set_span(span);
         let alias = format_ident!("__stratagem_{}_{}", scope, index);
-        // A type (the fallback action) and a value (`()`, which no function is): the check
-        // below tells a plain function from a name that is nothing, which the import reports.
-        structs.push(quote! {
-            pub struct #alias {}
-            pub const #alias: () = ();
-        });
+        structs.push(fallback_items(&alias));
         let alias_at = syn::Ident::new(&alias.to_string(), span);
         imports.push(quote_spanned! {span=>
             #[allow(unused_imports)]
             use #user as #alias_at;
         });
-        checks.push(check(&text, span, &module, &alias, krate));
+        checks.push(check(&text, "", span, &module, &alias, krate));
         aliases.insert(key, alias);
     }
     if structs.is_empty() {
@@ -99,21 +94,33 @@ fn aliased(scope: &str, names: &[RustName], krate: &TokenStream) -> MacroNames {
     MacroNames { items, aliases }
 }
 
-/// The fallback's impls, and the check that the alias is not the fallback.
-fn check(
+/// The fallback module's items for one alias: a type (the fallback action) and a value (`()`,
+/// which no function is), so the check tells a plain function from a name that is nothing.
+pub(super) fn fallback_items(alias: &syn::Ident) -> TokenStream {
+    quote! {
+        pub struct #alias {}
+        pub const #alias: () = ();
+    }
+}
+
+/// The fallback's impls, and the check that the alias is not the fallback. `location` starts
+/// the message (a `.agent` file's `path:line:col: `, empty for macros).
+pub(super) fn check(
     text: &str,
+    location: &str,
     span: proc_macro2::Span,
     module: &syn::Ident,
     alias: &syn::Ident,
     krate: &TokenStream,
 ) -> TokenStream {
-    let message = format!("`{text}` is not an action");
+    let message = format!("{location}`{text}` is not an action");
     let label = format!("add `#[action]` to `{text}`");
     let note = format!(
         "an action is a function marked `#[action]`; `agentc explain {}` explains this error",
         codes::ACTION_ATTRIBUTE
     );
     let fallback = quote!(#module::#alias);
+    let impls = super::action::fallback_impls(&fallback, text, krate);
     // Spanned at the name: the error is reported where the user wrote it.
     let alias_at = syn::Ident::new(&alias.to_string(), span);
     let call = quote_spanned!(span=> require(#alias_at::__stratagem_resolved(), &#alias_at));
@@ -144,24 +151,7 @@ fn check(
                     MissingActionAttribute
                 }
             }
-            // Not offered in rustc's "implemented for" lists of other errors.
-            #[diagnostic::do_not_recommend]
-            impl<__S: 'static> #krate::Action<__S> for #fallback {
-                type Params = #krate::NoParams;
-                const NAME: &'static str = #text;
-                const DESCRIPTION: &'static str = "";
-                const ENTRY: #krate::ActionEntry<__S> = #krate::ActionEntry::sync::<Self>();
-            }
-            #[diagnostic::do_not_recommend]
-            impl #krate::__private::ParamsOf for #fallback {
-                type Params = #krate::__private::serde_json::Value;
-            }
-            #[diagnostic::do_not_recommend]
-            impl<__S: 'static> #krate::SyncAction<__S> for #fallback {
-                fn run(_: &mut __S, _: #krate::NoParams) -> ::core::result::Result<#krate::Outcome, #krate::ActionError> {
-                    ::core::unreachable!("the build reported that this function lacks `#[action]`")
-                }
-            }
+            #impls
         };
     }
 }

@@ -139,6 +139,52 @@ pub fn uses(names: &[RustName], source: &str) -> TokenStream {
     quote!(#(#items)*)
 }
 
+/// For each single action name (actions, hooks, tools) of a file: a fallback under its alias,
+/// glob-imported beside the `use` of [`uses`], and a check that rejects the fallback, so a plain
+/// function without `#[action]` is one error whose message starts with the `.agent` file's
+/// place (see [`super::macro_names`], which the macros use the same way).
+pub fn action_checks(
+    file: u32,
+    names: &[RustName],
+    source: &str,
+    krate: &TokenStream,
+) -> TokenStream {
+    let lines = LineIndex::new(source);
+    let module = format_ident!("__agent_fallback_{}", file);
+    let single: Vec<&RustName> = names
+        .iter()
+        .filter(|n| {
+            matches!(n.role, "action" | "hook" | "tool")
+                && n.path.leading_colon.is_none()
+                && n.path.segments.len() == 1
+                && n.path.segments[0].arguments.is_none()
+        })
+        .collect();
+    if single.is_empty() {
+        return TokenStream::new();
+    }
+    let items = single
+        .iter()
+        .map(|n| super::macro_names::fallback_items(&n.alias));
+    let checks = single.iter().map(|n| {
+        let (line, column) = lines.line_column(n.span);
+        let location = format!("{ORIGIN}:{line}:{column}: ");
+        let text = syn::ext::IdentExt::unraw(&n.path.segments[0].ident).to_string();
+        let span = proc_macro2::Span::call_site();
+        super::macro_names::check(&text, &location, span, &module, &n.alias, krate)
+    });
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_camel_case_types, non_snake_case, non_upper_case_globals, dead_code)]
+        mod #module {
+            #(#items)*
+        }
+        #[allow(unused_imports)]
+        use #module::*;
+        #(#checks)*
+    }
+}
+
 /// One check per state field declared without a default, before the state struct: the field's
 /// type must be `Default`, and a type that is not is reported on a line naming the field's place
 /// in the file (the same marker as [`uses`]) rather than only inside the generated `Default` impl.
