@@ -127,6 +127,8 @@ pub(super) struct Core {
     pub(super) park_due: bool,
     /// The input journal, when `Options::journal` is set (boxed: off costs one pointer).
     pub(super) journal: Option<Box<Recorder>>,
+    /// Whether the strategy was last told it is watched ([`Strategy::watched`](crate::Strategy::watched)).
+    pub(super) watching: bool,
 }
 
 /// Validates and starts an agent's task. Returns its handle and a receiver that fires once
@@ -187,6 +189,7 @@ pub(crate) fn spawn(
     };
     let core = Core {
         journal,
+        watching: false,
         tick_interval: agent
             .tick_interval()
             .unwrap_or(options.tick_interval)

@@ -67,11 +67,18 @@ impl Core {
 
     /// Publishes the step `cause` made (its directives not yet executed) to the watchers, if
     /// any: the check is one atomic load, so unwatched agents build nothing.
-    pub(super) fn observe(&self, cause: impl FnOnce() -> Cause, directives: &[Directive]) {
+    pub(super) fn observe(&mut self, cause: impl FnOnce() -> Cause, directives: &[Directive]) {
         let Some(watchers) = self.shared.watchers.get() else {
             return;
         };
-        if watchers.receiver_count() == 0 {
+        let watched = watchers.receiver_count() > 0;
+        if watched != self.watching {
+            // The strategy records what its progress shows only while watched (a tree, each
+            // node's last status): from the next step on.
+            self.watching = watched;
+            self.agent.watched(watched);
+        }
+        if !watched {
             return;
         }
         let agent = &*self.agent;
