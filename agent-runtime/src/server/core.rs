@@ -28,7 +28,7 @@ use super::cron::CronJob;
 use super::error::ServerError;
 use super::handle::{AgentRef, CallOutcome, Shared};
 use super::message::{Envelope, Message};
-use super::observe::Cause;
+use super::observe::{Cause, Watching};
 use super::options::Options;
 use super::report::{StopReason, StopReport};
 use super::timers::{TimerKey, TimerKind, Timers};
@@ -127,8 +127,8 @@ pub(super) struct Core {
     pub(super) park_due: bool,
     /// The input journal, when `Options::journal` is set (boxed: off costs one pointer).
     pub(super) journal: Option<Box<Recorder>>,
-    /// Whether the strategy was last told it is watched ([`Strategy::watched`](crate::Strategy::watched)).
-    pub(super) watching: bool,
+    /// The agent's side of its watchers.
+    pub(super) watching: Watching,
 }
 
 /// Validates and starts an agent's task. Returns its handle and a receiver that fires once
@@ -179,6 +179,7 @@ pub(crate) fn spawn(
         event_capacity: options.event_capacity,
         events: OnceLock::new(),
         watchers: OnceLock::new(),
+        every_step: Default::default(),
         exit: OnceLock::new(),
         exited: Notify::new(),
     });
@@ -189,7 +190,7 @@ pub(crate) fn spawn(
     };
     let core = Core {
         journal,
-        watching: false,
+        watching: Watching::default(),
         tick_interval: agent
             .tick_interval()
             .unwrap_or(options.tick_interval)
@@ -271,7 +272,12 @@ async fn run(
         if let Some(journal) = &mut core.journal {
             journal.flush();
         }
+        // Nothing left to do: a step held back from coalescing watchers goes out now.
+        if rx.is_empty() {
+            core.flush_observation();
+        }
     }
+    core.flush_observation();
     core.shutdown(rx).await;
 }
 

@@ -2,7 +2,12 @@
 //! `init`, signal, tick and async completion did, with the run's progress afterwards.
 //!
 //! An agent nobody watches pays one atomic load per step: the observation is built only while
-//! a watcher holds its receiver.
+//! a watcher holds its receiver. For watchers that want the latest step more than every step
+//! ([`AgentRef::watch_coalesced`](super::AgentRef::watch_coalesced), the inspector), steps made
+//! while the last observation is unread are held back, the latest replacing the one before.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -54,6 +59,30 @@ pub struct Observation {
     pub status: Status,
     /// Where the run stands afterwards ([`Strategy::progress`](crate::Strategy::progress)).
     pub progress: Progress,
+    /// How many steps just before this one were not observed: held back for coalescing
+    /// watchers ([`AgentRef::watch_coalesced`](super::AgentRef::watch_coalesced)) and replaced
+    /// by a later step. Always 0 while a watcher wants every step.
+    pub skipped: u64,
+}
+
+/// A step observed but not sent yet: its status and progress are read when it is sent (only
+/// another step changes the agent, and that one replaces it).
+#[derive(Debug)]
+struct Step {
+    cause: Cause,
+    emitted: Vec<Signal>,
+    errors: Vec<String>,
+}
+
+/// The agent's side of its watchers.
+#[derive(Debug, Default)]
+pub(super) struct Watching {
+    /// What the strategy was last told ([`Strategy::watched`](crate::Strategy::watched)).
+    told: bool,
+    /// The latest step held back from coalescing watchers.
+    held: Option<Step>,
+    /// Steps held back and replaced since the last observation sent.
+    skipped: u64,
 }
 
 impl Core {
@@ -66,30 +95,27 @@ impl Core {
     }
 
     /// Publishes the step `cause` made (its directives not yet executed) to the watchers, if
-    /// any: the check is one atomic load, so unwatched agents build nothing.
+    /// any: the check is one atomic load, so unwatched agents build nothing. For coalescing
+    /// watchers still reading the last observation, the step is held back instead.
     pub(super) fn observe(&mut self, cause: impl FnOnce() -> Cause, directives: &[Directive]) {
         let Some(watchers) = self.shared.watchers.get() else {
             return;
         };
         let watched = watchers.receiver_count() > 0;
-        if watched != self.watching {
+        if watched != self.watching.told {
             // The strategy records what its progress shows only while watched (a tree, each
             // node's last status): from the next step on.
-            self.watching = watched;
+            self.watching.told = watched;
             self.agent.watched(watched);
+            if !watched {
+                self.watching.held = None;
+                self.watching.skipped = 0;
+            }
         }
         if !watched {
             return;
         }
-        let agent = &*self.agent;
-        // A panicking strategy is reported by the step itself; the observation just skips it.
-        let Ok((status, progress)) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            (agent.status(), agent.progress())
-        })) else {
-            return;
-        };
-        let observation = Observation {
-            at: clock::now(),
+        let step = Step {
             cause: cause(),
             emitted: directives
                 .iter()
@@ -103,9 +129,48 @@ impl Core {
                 .filter_map(Directive::as_error)
                 .map(ToString::to_string)
                 .collect(),
+        };
+        // The last observation is still unread (and nobody was promised every step).
+        if !self.shared.every_step.load(Ordering::Relaxed) && !watchers.is_empty() {
+            if self.watching.held.replace(step).is_some() {
+                self.watching.skipped += 1;
+            }
+            return;
+        }
+        if self.watching.held.take().is_some() {
+            self.watching.skipped += 1;
+        }
+        self.send(step);
+    }
+
+    /// Sends the step held back from coalescing watchers, if any: the agent has nothing left
+    /// to do, so its last step is never left unseen.
+    pub(super) fn flush_observation(&mut self) {
+        if let Some(step) = self.watching.held.take() {
+            self.send(step);
+        }
+    }
+
+    fn send(&mut self, step: Step) {
+        let Some(watchers) = self.shared.watchers.get() else {
+            return;
+        };
+        let agent = &*self.agent;
+        // A panicking strategy is reported by the step itself; the observation just skips it.
+        let Ok((status, progress)) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            (agent.status(), agent.progress())
+        })) else {
+            return;
+        };
+        let observation = Observation {
+            at: clock::now(),
+            cause: step.cause,
+            emitted: step.emitted,
+            errors: step.errors,
             status,
             progress,
+            skipped: std::mem::take(&mut self.watching.skipped),
         };
-        let _ = watchers.send(std::sync::Arc::new(observation));
+        let _ = watchers.send(Arc::new(observation));
     }
 }
