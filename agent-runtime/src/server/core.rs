@@ -495,13 +495,7 @@ impl Core {
             journal.record(input, &*self.agent);
         }
         // The signal is not needed after the step: a watcher gets it without a copy.
-        self.observe(
-            move || Cause::Signal {
-                origin,
-                signal: Box::new(signal),
-            },
-            &directives,
-        );
+        self.observe(move || Cause::Signal { origin, signal }, &directives);
         let recorded = record.then(|| directives.clone());
         if record {
             self.errors_for_caller = directives

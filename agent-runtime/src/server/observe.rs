@@ -24,6 +24,7 @@ use super::core::Core;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 #[non_exhaustive]
+#[allow(clippy::large_enum_variant)] // one per observation; boxing would allocate per step
 pub enum Cause {
     /// The agent started (its strategy's `init`).
     Init,
@@ -32,8 +33,9 @@ pub enum Cause {
     Signal {
         /// Where it came from.
         origin: &'static str,
-        /// The signal.
-        signal: Box<Signal>,
+        /// The signal (not boxed: a step held back for coalescing watchers keeps it without
+        /// an allocation).
+        signal: Signal,
     },
     /// A tick of a running strategy.
     Tick,
@@ -64,6 +66,9 @@ pub struct Observation {
     /// by a later step. Always 0 while a watcher wants every step.
     pub skipped: u64,
 }
+
+/// While a step is held back, how often the agent asks whether its watchers caught up.
+const RECHECK: u64 = 32;
 
 /// A step observed but not sent yet: its status and progress are read when it is sent (only
 /// another step changes the agent, and that one replaces it).
@@ -130,8 +135,11 @@ impl Core {
                 .map(ToString::to_string)
                 .collect(),
         };
-        // The last observation is still unread (and nobody was promised every step).
-        if !self.shared.every_step.load(Ordering::Relaxed) && !watchers.is_empty() {
+        // The last observation is still unread (and nobody was promised every step). While a
+        // step is held, whether the watchers caught up is asked every `RECHECK` steps only
+        // (it takes two locks); the agent going idle sends the held step anyway.
+        let recheck = self.watching.held.is_none() || self.watching.skipped % RECHECK == 0;
+        if !self.shared.every_step.load(Ordering::Relaxed) && (!recheck || !watchers.is_empty()) {
             if self.watching.held.replace(step).is_some() {
                 self.watching.skipped += 1;
             }

@@ -42,7 +42,10 @@ async fn a_watcher_sees_every_step() {
     for n in 0..20 {
         server.cast(signal("worker.record", json!(n))).unwrap();
     }
-    server.call(signal("worker.record", json!(20))).await.unwrap();
+    server
+        .call(signal("worker.record", json!(20)))
+        .await
+        .unwrap();
     let seen = received(&mut rx, 21).await;
     let numbers: Vec<_> = seen.iter().filter_map(|o| recorded(o)).collect();
     assert_eq!(numbers, (0..=20).collect::<Vec<_>>());
@@ -58,14 +61,20 @@ async fn a_coalescing_watcher_sees_the_latest_step_and_how_many_it_stands_for() 
     for n in 0..20 {
         server.cast(signal("worker.record", json!(n))).unwrap();
     }
-    server.call(signal("worker.record", json!(20))).await.unwrap();
+    server
+        .call(signal("worker.record", json!(20)))
+        .await
+        .unwrap();
     let seen = received(&mut rx, 21).await;
     assert!(seen.len() < 21, "coalesced: {} observations", seen.len());
     assert_eq!(recorded(&seen[0]), Some(0));
     // Nothing unaccounted for, and the agent's last step is the last seen.
     assert_eq!(recorded(seen.last().unwrap()), Some(20));
     // Once read, the next step is sent at once.
-    server.call(signal("worker.record", json!(21))).await.unwrap();
+    server
+        .call(signal("worker.record", json!(21)))
+        .await
+        .unwrap();
     let next = received(&mut rx, 1).await;
     assert_eq!(next.len(), 1);
     assert_eq!((recorded(&next[0]), next[0].skipped), (Some(21), 0));
@@ -79,7 +88,10 @@ async fn a_watcher_promised_every_step_turns_coalescing_off() {
     for n in 0..10 {
         server.cast(signal("worker.record", json!(n))).unwrap();
     }
-    server.call(signal("worker.record", json!(10))).await.unwrap();
+    server
+        .call(signal("worker.record", json!(10)))
+        .await
+        .unwrap();
     assert_eq!(received(&mut every, 11).await.len(), 11);
     assert_eq!(received(&mut live, 11).await.len(), 11);
 }
