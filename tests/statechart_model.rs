@@ -3,7 +3,10 @@
 //! `transitions` block, written from SCXML's algorithm (innermost-first selection, exit and
 //! entry through the transition's domain, local rows, shallow and deep history, a parent's
 //! timer). After every step both must agree on the leaf, the data (whose log records every
-//! action in order), accepted or refused, and the timers armed.
+//! action in order), accepted or refused, and the timers armed. Parallel regions, final
+//! states and `done` have their own model test, `statechart_regions_model.rs`.
+//!
+//! CI runs 256 cases; `AGENT_FUZZ_CASES` sets how many.
 
 use std::collections::HashMap;
 
@@ -426,8 +429,16 @@ fn step() -> impl Strategy<Value = Step> {
     ]
 }
 
+/// Proptest cases: 256 in CI, `AGENT_FUZZ_CASES` for a long run.
+fn cases() -> u32 {
+    std::env::var("AGENT_FUZZ_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(256)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
 
     #[test]
     fn the_generated_statechart_agrees_with_the_model(steps in prop::collection::vec(step(), 1..60)) {

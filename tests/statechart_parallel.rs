@@ -393,3 +393,187 @@ fn completion_on_entry_runs_its_done_row_before_cmd_returns() {
     probe.cmd(ProbeEvent::Go).unwrap();
     assert_eq!(probe.state().done, 2);
 }
+
+/// `done` at every level (SCXML's `done.state.id`): a final state completes its compound
+/// state, every region final completes the parallel state, and each completion is an event
+/// that the completed state's `when done` row answers, which may complete the next level up.
+#[agent(
+    strategy = Fsm,
+    transitions {
+        initial Job
+        terminal Archived
+        enter Filed do note_filed
+        enter Closed do note_closed
+        enter Archived do note_archived
+        state Job {
+            initial Work
+            final Closed
+            Work -> Closed when done
+            parallel Work {
+                state Print {
+                    initial Queued
+                    Queued -> Printed on print
+                    final Printed
+                }
+                state Review {
+                    initial Unread
+                    Unread -> Reading on open
+                    state Reading {
+                        initial Page
+                        Page -> Signed on sign
+                        final Signed
+                    }
+                    Reading -> Filed when done
+                    final Filed
+                }
+            }
+        }
+        Job -> Archived when done
+    }
+)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+struct Job {
+    log: Vec<String>,
+}
+
+#[action]
+fn note_filed(job: &mut Job) {
+    job.log.push("enter Filed".into());
+}
+
+#[action]
+fn note_closed(job: &mut Job) {
+    job.log.push("enter Closed".into());
+}
+
+#[action]
+fn note_archived(job: &mut Job) {
+    job.log.push("enter Archived".into());
+}
+
+#[test]
+fn one_final_region_does_not_complete_the_parallel_state() {
+    let mut job = Job::new();
+    job.init();
+    job.cmd(JobEvent::Print).unwrap();
+    assert_eq!(job.fsm_leaves(), [JobState::Printed, JobState::Unread]);
+    assert!(job.state().log.is_empty(), "Work has not completed");
+}
+
+#[test]
+fn done_propagates_level_by_level_through_done_rows() {
+    let mut job = Job::new();
+    job.init();
+    job.cmd(JobEvent::Print).unwrap();
+    job.cmd(JobEvent::Open).unwrap();
+    assert_eq!(job.fsm_leaves(), [JobState::Printed, JobState::Page]);
+    // Signed is final: Reading completes, its row enters Filed, final in Review, so Review
+    // completes and, Print being final too, Work; Work's row enters Closed, final in Job, so
+    // Job completes and its row archives it. One event, five completions.
+    job.cmd(JobEvent::Sign).unwrap();
+    assert_eq!(job.fsm_leaves(), [JobState::Archived]);
+    assert_eq!(
+        job.state().log,
+        ["enter Filed", "enter Closed", "enter Archived"]
+    );
+    assert_eq!(job.snapshot().status, Status::Success);
+}
+
+#[test]
+fn the_parallel_state_completes_whichever_region_finishes_last() {
+    let mut job = Job::new();
+    job.init();
+    job.cmd(JobEvent::Open).unwrap();
+    job.cmd(JobEvent::Sign).unwrap();
+    // Review completed first: Work waits for Print.
+    assert_eq!(job.fsm_leaves(), [JobState::Queued, JobState::Filed]);
+    assert_eq!(job.state().log, ["enter Filed"]);
+    job.cmd(JobEvent::Print).unwrap();
+    assert_eq!(job.fsm_leaves(), [JobState::Archived]);
+}
+
+/// A final state completes its parent only, not the states above it (SCXML raises
+/// `done.state` for the parent, and for a parallel grandparent whose regions are all final).
+#[agent(
+    strategy = Fsm,
+    transitions {
+        initial Outer
+        terminal Finished
+        state Outer {
+            initial Mid
+            final Left
+            state Mid {
+                initial M1
+                M1 -> M2 on go
+                final M2
+            }
+            Mid -> Left on leave
+        }
+        Outer -> Finished when done
+    }
+)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+struct Nest {}
+
+#[test]
+fn a_nested_final_state_completes_its_parent_only() {
+    let mut nest = Nest::new();
+    nest.init();
+    nest.cmd(NestEvent::Go).unwrap();
+    // Mid completed (it has no `when done` row); Outer did not: its own child is not final.
+    assert_eq!(nest.fsm_leaves(), [NestState::M2]);
+    assert!(nest.in_state(NestState::Outer));
+    // Mid's row enters Left, Outer's final child: now Outer completes.
+    nest.cmd(NestEvent::Leave).unwrap();
+    assert_eq!(nest.fsm_state(), NestState::Finished);
+}
+
+/// Two regions final in one microstep: SCXML raises `done.state` for each region (in
+/// document order) before the parallel state's, once.
+#[agent(
+    strategy = Fsm,
+    transitions {
+        initial Split
+        terminal Joined
+        terminal Aborted
+        parallel Split {
+            Split -> Joined when done do joined
+            B -> Aborted when done do b_done
+            state A {
+                initial A1
+                A1 -> AF on finish
+                final AF
+            }
+            state B {
+                initial B1
+                B1 -> BF on finish
+                final BF
+            }
+        }
+    }
+)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+struct Split {
+    log: Vec<String>,
+}
+
+#[action]
+fn joined(split: &mut Split) {
+    split.log.push("joined".into());
+}
+
+#[action]
+fn b_done(split: &mut Split) {
+    split.log.push("b done".into());
+}
+
+#[test]
+fn regions_complete_before_their_parallel_state() {
+    let mut split = Split::new();
+    split.init();
+    split.cmd(SplitEvent::Finish).unwrap();
+    // B's `when done` row runs first and leaves Split: Split's own completion finds it
+    // inactive and is dropped.
+    assert_eq!(split.fsm_leaves(), [SplitState::Aborted]);
+    assert_eq!(split.state().log, ["b done"]);
+}

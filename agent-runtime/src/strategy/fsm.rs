@@ -553,7 +553,10 @@ fn fire_first<S: FsmSpec>(
 }
 
 impl<S: FsmSpec> Agent<S> {
-    /// The FSM's current state.
+    /// The FSM's current state: in a statechart, the active leaf; with parallel regions, the
+    /// first active leaf in document order (the first region's). It stays one `Copy` value
+    /// for `==` and `matches!`; [`fsm_leaves`](Self::fsm_leaves) lists every region's leaf
+    /// and [`in_state`](Self::in_state) asks about any state, compound or parallel ones too.
     pub fn fsm_state(&self) -> S::State {
         self.strategy_state().state
     }
@@ -910,11 +913,7 @@ fn fire_step<S: FsmSpec>(
     // with the other paths' results it would go through memory and stall on store
     // forwarding, which cost most of the time of such a row).
     if let Step::Fire(row, to) = step
-        && (if S::NESTED {
-            statechart::move_plain::<S>(fsm, row, to)
-        } else {
-            move_plain::<S>(fsm, row, to)
-        })
+        && move_plain::<S>(fsm, row, to)
     {
         discard(params);
         if trace::on!(DEBUG) {
@@ -1131,10 +1130,7 @@ fn take<S: FsmSpec>(
     if !fsm.in_flight.is_empty() {
         cancel_in_flight(&mut fsm.in_flight, &mut out);
     }
-    fsm.state = to;
-    fsm.started = true;
-    fsm.entered = true;
-    fsm.generation += 1;
+    moved(fsm, to);
     if let Some(delay) = S::after(to) {
         out.push(timer::<S>(to, fsm.generation, delay));
     }
@@ -1142,21 +1138,32 @@ fn take<S: FsmSpec>(
 }
 
 /// Takes row `row` to `to` if it has nothing to run (no `exit`, row or `enter` action, no async
-/// action to cancel, no timer to arm): the move alone.
+/// action to cancel, no timer to arm, no history to keep): the move alone. The caller returns
+/// its empty result itself, so it stays in registers (an `out` whose address is taken lives in
+/// memory, and reading it back stalls on store forwarding: most of the time of a plain row).
 #[inline(always)]
 fn move_plain<S: FsmSpec>(fsm: &mut FsmState<S::State>, row: u32, to: S::State) -> bool {
-    let plain = S::exit(fsm.state).is_none()
-        && S::row_action(row).is_none()
-        && S::enter(to).is_none()
-        && S::after(to).is_none()
-        && fsm.in_flight.is_empty();
+    let quiet = if S::NESTED {
+        // The generated route of `(leaf, row)` says what lies on the way; a statechart that
+        // keeps timers or history records has bookkeeping to do.
+        S::route(fsm.state, row).is_some_and(|r| r.plain) && fsm.chart.is_none()
+    } else {
+        S::exit(fsm.state).is_none() && S::enter(to).is_none() && S::after(to).is_none()
+    };
+    let plain = quiet && S::row_action(row).is_none() && fsm.in_flight.is_empty();
     if plain {
-        fsm.state = to;
-        fsm.started = true;
-        fsm.entered = true;
-        fsm.generation += 1;
+        moved(fsm, to);
     }
     plain
+}
+
+/// The machine is now at `to`, entered anew.
+#[inline(always)]
+fn moved<St>(fsm: &mut FsmState<St>, to: St) {
+    fsm.state = to;
+    fsm.started = true;
+    fsm.entered = true;
+    fsm.generation += 1;
 }
 
 /// Takes an internal transition: the row's action only (all or nothing). The position, the

@@ -264,21 +264,35 @@ fn microstep<S: FsmSpec>(
     Ok(())
 }
 
-/// Queues the completions entering `entered` causes: each `final` state's parent, and a
-/// parallel grandparent whose every region is now final.
+/// Queues the completions entering `entered` (in document order) causes, as SCXML's
+/// `enterStates` does: each `final` state's parent, and a parallel grandparent whose every
+/// region is final once that state is entered. States entered after it in document order do
+/// not count yet, so a parallel state whose regions all become final in one microstep
+/// completes once, after its regions.
 fn queue_completions<S: FsmSpec>(
     fsm: &FsmState<S::State>,
     entered: &[S::State],
     done: &mut VecDeque<S::State>,
 ) {
     let config = leaves::<S>(fsm);
+    let entered_later = |leaf: S::State, f: S::State| {
+        S::position(leaf) > S::position(f)
+            && entered
+                .binary_search_by_key(&S::position(leaf), |&s| S::position(s))
+                .is_ok()
+    };
     for &f in entered.iter().filter(|&&s| S::is_final(s)) {
         let Some(parent) = S::parent(f) else { continue };
         done.push_back(parent);
-        if let Some(grand) = S::parent(parent).filter(|&g| S::parallel(g))
-            && completed::<S>(grand, &config)
-        {
-            done.push_back(grand);
+        if let Some(grand) = S::parent(parent).filter(|&g| S::parallel(g)) {
+            let so_far: Vec<S::State> = config
+                .iter()
+                .copied()
+                .filter(|&l| !entered_later(l, f))
+                .collect();
+            if completed::<S>(grand, &so_far) {
+                done.push_back(grand);
+            }
         }
     }
 }

@@ -12,7 +12,7 @@
 use serde_json::Value;
 
 use super::{
-    FsmAction, FsmError, FsmName, FsmSpec, FsmState, Route, cancel_in_flight, failed, run_one,
+    FsmAction, FsmError, FsmName, FsmSpec, FsmState, cancel_in_flight, failed, moved, run_one,
     run_step, timer,
 };
 use crate::agent::Agent;
@@ -121,12 +121,12 @@ pub(super) fn run_all<S: FsmSpec>(
     Ok(())
 }
 
-/// Takes row `row` from the current leaf to `to` (the leaf its target enters by default).
+/// Takes row `row` from the current leaf to `to` (the leaf its target enters by default), once
+/// [`move_plain`](super::move_plain) found it has something to run or keep.
 ///
 /// Inlined into the caller, as the flat `take` is: returned out of line, the `Result` is
 /// written to memory and read back at once (a store-forwarding stall that cost half its time).
-/// The states left and entered come from the generated route of `(leaf, row)`, so a row with
-/// nothing to run costs a lookup and the move.
+/// The states left and entered come from the generated route of `(leaf, row)`.
 #[inline(always)]
 pub(super) fn take<S: FsmSpec>(
     id: &str,
@@ -136,79 +136,71 @@ pub(super) fn take<S: FsmSpec>(
     to: S::State,
     params: &Value,
 ) -> Result<Vec<Directive>, FsmError<S>> {
-    let Some(route) = S::route(fsm.state, row) else {
-        return take_walking(id, state, fsm, row, to, params).map_err(failed);
-    };
-    if move_plain::<S>(fsm, row, to) {
-        return Ok(Vec::new());
+    match S::route(fsm.state, row) {
+        Some(route) => {
+            let moves = Moves {
+                exits: route.exits,
+                entries: route.entries,
+                plain: route.plain,
+            };
+            take_moves(id, state, fsm, row, to, &moves, params)
+        }
+        None => take_walking(id, state, fsm, row, to, params),
     }
-    take_route(id, state, fsm, row, to, route, params)
 }
 
-/// Takes row `row` to `to` if it has nothing to run and nothing to keep (a generated route
-/// that is `plain`, no row action, no async action to cancel, no timer or history kept):
-/// the move alone. The caller returns its empty result itself, so it stays in registers (an
-/// `out` whose address is taken lives in memory, and reading it back stalls on store
-/// forwarding: most of the time of a plain row).
-#[inline(always)]
-pub(super) fn move_plain<S: FsmSpec>(fsm: &mut FsmState<S::State>, row: u32, to: S::State) -> bool {
-    let plain = S::route(fsm.state, row).is_some_and(|r| r.plain)
-        && S::row_action(row).is_none()
-        && fsm.in_flight.is_empty()
-        && fsm.chart.is_none();
-    if plain {
-        fsm.state = to;
-        fsm.started = true;
-        fsm.entered = true;
-        fsm.generation += 1;
-    }
-    plain
+/// What a row leaves and enters from the current leaf: a generated [`Route`](super::Route)'s slices, or the
+/// walking path's own.
+struct Moves<'a, St> {
+    /// The states left, innermost first.
+    exits: &'a [St],
+    /// The states entered, outermost first.
+    entries: &'a [St],
+    /// No `exit`/`enter` action, no timer, no history on the way.
+    plain: bool,
 }
 
-/// [`take`] with actions to run or bookkeeping to do, from the generated route.
+/// [`take`] with actions to run or bookkeeping to do.
 #[inline(never)]
-fn take_route<S: FsmSpec>(
+fn take_moves<S: FsmSpec>(
     id: &str,
     state: &mut S,
     fsm: &mut FsmState<S::State>,
     row: u32,
     to: S::State,
-    route: &Route<S::State>,
+    moves: &Moves<'_, S::State>,
     params: &Value,
 ) -> Result<Vec<Directive>, FsmError<S>> {
     let mut out = Vec::new();
     let action = S::row_action(row);
-    if !route.plain || action.is_some() {
-        run_route(id, state, route, row, action, params, &mut out).map_err(failed)?;
+    if !moves.plain || action.is_some() {
+        run_moves(id, state, moves, row, action, params, &mut out).map_err(failed)?;
     }
     if !fsm.in_flight.is_empty() {
         cancel_in_flight(&mut fsm.in_flight, &mut out);
     }
     let from = fsm.state;
-    fsm.state = to;
-    fsm.started = true;
-    fsm.entered = true;
-    fsm.generation += 1;
-    if !route.plain || fsm.chart.is_some() {
-        keep_route::<S>(fsm, from, route, &mut out);
+    moved(fsm, to);
+    if !moves.plain || fsm.chart.is_some() {
+        keep_moves::<S>(fsm, from, moves, &mut out);
     }
     Ok(out)
 }
 
-/// Runs a route's `exit` actions, the row's action and the `enter` actions, all or nothing,
-/// straight from the generated slices (nothing collected).
+/// Runs the `exit` actions, the row's action and the `enter` actions, all or nothing,
+/// straight from the slices (nothing collected).
 #[inline]
-fn run_route<S: FsmSpec>(
+fn run_moves<S: FsmSpec>(
     id: &str,
     state: &mut S,
-    route: &Route<S::State>,
+    moves: &Moves<'_, S::State>,
     row: u32,
     action: Option<FsmAction<S>>,
     params: &Value,
     out: &mut Vec<Directive>,
 ) -> Result<(), AgentError> {
-    let exits = route.exits.iter().filter_map(|&s| S::exit(s));
-    let entries = route.entries.iter().filter_map(|&s| S::enter(s));
+    let exits = moves.exits.iter().filter_map(|&s| S::exit(s));
+    let entries = moves.entries.iter().filter_map(|&s| S::enter(s));
     let writes = exits.clone().any(|a| a.writes)
         || action.is_some_and(|a| a.writes)
         || entries.clone().any(|a| a.writes);
@@ -238,16 +230,16 @@ fn run_route<S: FsmSpec>(
     ran
 }
 
-/// A route's bookkeeping once the machine moved (the generation already counts the entry):
+/// The bookkeeping once the machine moved (the generation already counts the entry):
 /// histories of the states left, timers of the states left dropped, timers of the states
 /// entered armed.
-fn keep_route<S: FsmSpec>(
+fn keep_moves<S: FsmSpec>(
     fsm: &mut FsmState<S::State>,
     from: S::State,
-    route: &Route<S::State>,
+    moves: &Moves<'_, S::State>,
     out: &mut Vec<Directive>,
 ) {
-    for &left in route.exits {
+    for &left in moves.exits {
         if S::keeps_history(left) {
             let history = &mut fsm.chart_mut().history;
             match history.iter_mut().find(|(c, _)| *c == left) {
@@ -257,15 +249,17 @@ fn keep_route<S: FsmSpec>(
         }
     }
     if let Some(chart) = fsm.chart.as_mut().filter(|c| !c.timers.is_empty()) {
-        chart.timers.retain(|(s, _)| !route.exits.contains(s));
+        chart.timers.retain(|(s, _)| !moves.exits.contains(s));
     }
-    for &s in route.entries {
+    for &s in moves.entries {
         arm::<S>(fsm, s, out);
     }
 }
 
 /// [`take`] for a row without a generated route (a row to a history, whose entries depend on
-/// the record; a hand-written `FsmSpec`): walks the parent table.
+/// the record; a hand-written `FsmSpec`): the states left and entered, collected from a walk
+/// up the parent table, then the route's path.
+#[cold]
 #[inline(never)]
 fn take_walking<S: FsmSpec>(
     id: &str,
@@ -274,64 +268,21 @@ fn take_walking<S: FsmSpec>(
     row: u32,
     to: S::State,
     params: &Value,
-) -> Result<Vec<Directive>, AgentError> {
-    let from = fsm.state;
+) -> Result<Vec<Directive>, FsmError<S>> {
     let domain = S::domain(row);
     let to = match S::history(row) {
         Some((compound, deep)) => resume::<S>(fsm, compound, deep).unwrap_or(to),
         None => to,
     };
-    let len = |s: S::State| path::<S>(s, domain).count();
-    let (exits, entries) = (len(from), len(to));
-    // The entered states, outermost first, without collecting them: `entry(i)` is the state `i`
-    // levels below the domain (a walk of at most the nesting depth).
-    let entry = |i: usize| path::<S>(to, domain).nth(entries - 1 - i);
-    let row_action = S::row_action(row);
-    let hooked = row_action.is_some()
-        || path::<S>(from, domain).any(|s| S::exit(s).is_some())
-        || path::<S>(to, domain).any(|s| S::enter(s).is_some());
-    let mut out = Vec::new();
-    if hooked {
-        let mut actions = Vec::with_capacity(exits + 1 + entries);
-        actions.extend(
-            path::<S>(from, domain)
-                .filter_map(S::exit)
-                .map(|a| (a, false)),
-        );
-        actions.extend(row_action.map(|a| (a, true)));
-        actions.extend(
-            (0..entries)
-                .filter_map(entry)
-                .filter_map(S::enter)
-                .map(|a| (a, false)),
-        );
-        run_all(id, state, &actions, params, &mut out)?;
-    }
-    if !fsm.in_flight.is_empty() {
-        cancel_in_flight(&mut fsm.in_flight, &mut out);
-    }
-    for left in path::<S>(from, domain) {
-        if S::keeps_history(left) {
-            let history = &mut fsm.chart_mut().history;
-            match history.iter_mut().find(|(c, _)| *c == left) {
-                Some(record) => record.1 = from,
-                None => history.push((left, from)),
-            }
-        }
-    }
-    if let Some(chart) = fsm.chart.as_mut().filter(|c| !c.timers.is_empty()) {
-        chart
-            .timers
-            .retain(|(s, _)| !path::<S>(from, domain).any(|left| left == *s));
-    }
-    fsm.state = to;
-    fsm.started = true;
-    fsm.entered = true;
-    fsm.generation += 1;
-    for s in (0..entries).filter_map(entry) {
-        arm::<S>(fsm, s, &mut out);
-    }
-    Ok(out)
+    let exits = up_to::<S>(fsm.state, domain);
+    let mut entries = up_to::<S>(to, domain);
+    entries.reverse();
+    let moves = Moves {
+        exits: &exits,
+        entries: &entries,
+        plain: false,
+    };
+    take_moves(id, state, fsm, row, to, &moves, params)
 }
 
 /// Arms the `after` timer of a state just entered.
