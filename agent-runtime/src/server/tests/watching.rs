@@ -5,9 +5,9 @@ use std::time::Duration;
 use serde_json::json;
 use tokio::sync::broadcast::error::TryRecvError;
 
-use super::agents::signal;
+use super::agents::{Worker, signal};
 use super::worker;
-use crate::server::{Cause, Observation, Options};
+use crate::server::{AgentServer, Cause, Observation, Options};
 
 type Watcher = tokio::sync::broadcast::Receiver<std::sync::Arc<Observation>>;
 
@@ -28,6 +28,17 @@ async fn received(rx: &mut Watcher, steps: u64) -> Vec<std::sync::Arc<Observatio
     all
 }
 
+/// Casts `0..last` without waiting, then calls with `last`: `last + 1` steps.
+async fn record_up_to(server: &AgentServer<Worker>, last: i64) {
+    for n in 0..last {
+        server.cast(signal("worker.record", json!(n))).unwrap();
+    }
+    server
+        .call(signal("worker.record", json!(last)))
+        .await
+        .unwrap();
+}
+
 fn recorded(observation: &Observation) -> Option<i64> {
     match &observation.cause {
         Cause::Signal { signal, .. } => signal.data.as_i64(),
@@ -39,13 +50,7 @@ fn recorded(observation: &Observation) -> Option<i64> {
 async fn a_watcher_sees_every_step() {
     let server = worker(Options::default()).await;
     let mut rx = server.watch();
-    for n in 0..20 {
-        server.cast(signal("worker.record", json!(n))).unwrap();
-    }
-    server
-        .call(signal("worker.record", json!(20)))
-        .await
-        .unwrap();
+    record_up_to(&server, 20).await;
     let seen = received(&mut rx, 21).await;
     let numbers: Vec<_> = seen.iter().filter_map(|o| recorded(o)).collect();
     assert_eq!(numbers, (0..=20).collect::<Vec<_>>());
@@ -58,13 +63,7 @@ async fn a_coalescing_watcher_sees_the_latest_step_and_how_many_it_stands_for() 
     let mut rx = server.watch_coalesced();
     // Twenty casts while the watcher reads nothing: the first is sent, the rest wait for it to
     // be read, each replacing the one before.
-    for n in 0..20 {
-        server.cast(signal("worker.record", json!(n))).unwrap();
-    }
-    server
-        .call(signal("worker.record", json!(20)))
-        .await
-        .unwrap();
+    record_up_to(&server, 20).await;
     let seen = received(&mut rx, 21).await;
     assert!(seen.len() < 21, "coalesced: {} observations", seen.len());
     assert_eq!(recorded(&seen[0]), Some(0));
@@ -85,13 +84,7 @@ async fn a_watcher_promised_every_step_turns_coalescing_off() {
     let server = worker(Options::default()).await;
     let mut live = server.watch_coalesced();
     let mut every = server.watch();
-    for n in 0..10 {
-        server.cast(signal("worker.record", json!(n))).unwrap();
-    }
-    server
-        .call(signal("worker.record", json!(10)))
-        .await
-        .unwrap();
+    record_up_to(&server, 10).await;
     assert_eq!(received(&mut every, 11).await.len(), 11);
     assert_eq!(received(&mut live, 11).await.len(), 11);
 }
