@@ -138,7 +138,7 @@ impl Core {
         // The last observation is still unread (and nobody was promised every step). While a
         // step is held, whether the watchers caught up is asked every `RECHECK` steps only
         // (it takes two locks); the agent going idle sends the held step anyway.
-        let recheck = self.watching.held.is_none() || self.watching.skipped % RECHECK == 0;
+        let recheck = self.watching.held.is_none() || self.watching.skipped.is_multiple_of(RECHECK);
         if !self.shared.every_step.load(Ordering::Relaxed) && (!recheck || !watchers.is_empty()) {
             if self.watching.held.replace(step).is_some() {
                 self.watching.skipped += 1;
