@@ -16,6 +16,7 @@ pub mod action;
 pub mod agent;
 pub mod ai;
 pub mod bt;
+pub mod definition;
 pub mod directive;
 pub mod error;
 pub mod exec;

@@ -29,14 +29,28 @@ pub fn agent(attr: TokenStream, item: TokenStream) -> TokenStream {
         Ok(parsed) => parsed,
         Err(e) => return with_error(item, e),
     };
-    let def = match tokens::agent(attr, &parsed) {
+    let mut def = match tokens::agent(attr, &parsed) {
         Ok(def) => def,
         Err(e) => return with_error(item, coded(e)),
     };
     match check::agent(&def) {
         Ok(_warnings) => {
+            let tracked = match crate::build::macro_lock::check(&mut def) {
+                // Editing the lock file rebuilds the crate, so the check runs again.
+                Ok(Some(path)) => {
+                    let path = path.to_string_lossy();
+                    quote!(
+                        const _: &[u8] = ::core::include_bytes!(#path);
+                    )
+                }
+                Ok(None) => TokenStream::new(),
+                Err(diagnostics) => {
+                    let fallback = emit::agent_fallback(&def);
+                    return with_diagnostics(quote!(#item #fallback), &diagnostics);
+                }
+            };
             let generated = emit::agent(&def);
-            quote!(#item #generated)
+            quote!(#item #generated #tracked)
         }
         Err(diagnostics) => {
             let fallback = emit::agent_fallback(&def);

@@ -47,15 +47,37 @@ pub fn compile_source(
     source: &str,
     runtime: Option<&syn::Path>,
 ) -> Result<Compiled, Vec<Diagnostic>> {
-    crate::stack::with_stack(|| compile_here(file, source, runtime))
+    crate::stack::with_stack(|| compile_here(file, source, runtime, None))
+}
+
+/// [`compile_source`], checking every agent against the lock file and recording it there
+/// ([`super::lock`]).
+pub fn compile_source_locked(
+    file: FileId,
+    source: &str,
+    runtime: Option<&syn::Path>,
+    lock: &mut super::lock::Lock,
+) -> Result<Compiled, Vec<Diagnostic>> {
+    crate::stack::with_stack(|| compile_here(file, source, runtime, Some(lock)))
 }
 
 fn compile_here(
     file: FileId,
     source: &str,
     runtime: Option<&syn::Path>,
+    lock: Option<&mut super::lock::Lock>,
 ) -> Result<Compiled, Vec<Diagnostic>> {
     let (mut def, warnings) = check_here(file, source)?;
+    if let Some(lock) = lock {
+        let stranded: Vec<Diagnostic> = def
+            .agents
+            .iter_mut()
+            .flat_map(|agent| lock.check(agent))
+            .collect();
+        if !stranded.is_empty() {
+            return Err(stranded);
+        }
+    }
     if let Some(path) = runtime {
         for agent in &mut def.agents {
             if !agent.runtime.is_set() {

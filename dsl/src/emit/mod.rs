@@ -4,6 +4,7 @@
 mod action;
 mod agent;
 mod ai;
+pub mod definition;
 mod fsm;
 pub mod params;
 mod plugins;
