@@ -20,11 +20,12 @@ mod desk;
 
 use desk::{TRACEPARENT, TRACESTATE, ask_the_desk};
 
-/// One span: its name, fields and parent's name.
+/// One span: its name, fields, parent's name and its ancestors' names (nearest first).
 #[derive(Debug, Clone, Default)]
 struct SpanRecord {
     name: String,
     parent: Option<String>,
+    ancestors: Vec<String>,
     fields: BTreeMap<String, String>,
 }
 
@@ -56,6 +57,10 @@ impl<S: Subscriber + for<'a> LookupSpan<'a>> tracing_subscriber::Layer<S> for Sp
                 .span(id)
                 .and_then(|s| s.parent())
                 .map(|p| p.name().to_string()),
+            ancestors: ctx
+                .span(id)
+                .map(|s| s.scope().skip(1).map(|p| p.name().to_string()).collect())
+                .unwrap_or_default(),
             ..SpanRecord::default()
         };
         attrs.record(&mut Fields(Some(&mut record.fields)));
@@ -142,6 +147,11 @@ async fn model_calls_tools_and_requests_carry_the_gen_ai_names() {
         Some("invoke_agent"),
         "the host runs an async tool inside the request's span"
     );
+    assert_eq!(
+        tools[1].ancestors[..2],
+        ["signal", "invoke_agent"],
+        "a sync tool runs in the step that handles the model's answer, inside the request's span"
+    );
 }
 
 #[tokio::test]
@@ -195,5 +205,68 @@ async fn signals_emitted_while_handling_a_traced_signal_carry_its_trace_context(
         traced("completion"),
         [Some(TRACEPARENT.to_string())],
         "the async tool's completion is handled in its trace"
+    );
+}
+
+/// Embeds texts on request (the Chat plugin's `chat.embed`).
+#[agent(plugins = [Chat { default_model = "fast" }])]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Embedder {}
+
+#[tokio::test]
+async fn an_embeddings_call_has_its_span_and_its_answer_stays_in_the_trace() {
+    let spans = Spans::default();
+    let guard = subscriber::set_default(tracing_subscriber::registry().with(spans.clone()));
+    let model = Arc::new(stratagem::ai::ScriptedModel::new());
+    let models = stratagem::ai::ModelTable::new()
+        .alias("fast", model.clone(), "test-chat")
+        .alias("embedding", model, "test-embedder");
+    let server = AgentServer::start(Embedder::new(), Options::default().models(models))
+        .await
+        .unwrap();
+    let mut events = server.subscribe();
+    let ask = Signal::new(
+        "chat.embed",
+        json!({"input": ["red apple", "blue sky"], "request_id": "e1"}),
+    )
+    .with_extension("traceparent", json!(TRACEPARENT))
+    .with_extension("tracestate", json!(TRACESTATE));
+    server.call(ask).await.unwrap();
+    let embedded = tokio::time::timeout(std::time::Duration::from_secs(5), async {
+        loop {
+            let signal = events.recv().await.unwrap();
+            if signal.signal_type == stratagem::ai::plugins::CHAT_EMBEDDED {
+                return signal;
+            }
+        }
+    })
+    .await
+    .expect("the embeddings arrive");
+    server.stop().await;
+    drop(guard);
+    assert_eq!(embedded.extensions["traceparent"], TRACEPARENT);
+    assert_eq!(embedded.extensions["tracestate"], TRACESTATE);
+
+    let calls = spans.named("embeddings");
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    let call = &calls[0].fields;
+    assert_eq!(call[semconv::OTEL_NAME], "embeddings test-embedder");
+    assert_eq!(call[semconv::OPERATION_NAME], "embeddings");
+    assert_eq!(call[semconv::PROVIDER_NAME], "scripted");
+    assert_eq!(call[semconv::REQUEST_MODEL], "test-embedder");
+    assert!(
+        call[semconv::USAGE_INPUT_TOKENS].parse::<i64>().unwrap() > 0,
+        "{call:?}"
+    );
+    assert!(!call.contains_key(semconv::ERROR_TYPE), "{call:?}");
+    let traced: Vec<_> = spans
+        .named("signal")
+        .into_iter()
+        .map(|s| s.fields.get("traceparent").cloned())
+        .collect();
+    assert_eq!(
+        traced,
+        vec![Some(TRACEPARENT.to_string()); 2],
+        "the request and the embeddings' answer are handled in its trace"
     );
 }

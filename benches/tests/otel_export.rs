@@ -105,12 +105,23 @@ async fn the_gen_ai_spans_reach_an_opentelemetry_exporter_with_their_names_and_a
         assert_eq!(text(run, semconv::TOOL_NAME), tool);
         assert!(!text(run, semconv::TOOL_CALL_ID).is_empty());
     }
-    // The async tool runs in the host, inside the request's span (a sync tool runs inside the
-    // step that handles the model's answer, in that step's span).
+    // The async tool runs in the host, inside the request's span; a sync tool runs inside the
+    // step that handles the model's answer, which is itself inside the request's span.
     let async_tool = named("execute_tool check_stock")[0];
     assert_eq!(async_tool.parent_span_id, agent.span_context.span_id());
     assert_eq!(
         async_tool.span_context.trace_id(),
         agent.span_context.trace_id()
     );
+    let sync_tool = named("execute_tool open_ticket")[0];
+    assert_eq!(
+        sync_tool.span_context.trace_id(),
+        agent.span_context.trace_id()
+    );
+    let step = spans
+        .iter()
+        .find(|s| s.span_context.span_id() == sync_tool.parent_span_id)
+        .expect("the sync tool's parent was exported");
+    assert_eq!(step.name, "signal");
+    assert_eq!(step.parent_span_id, agent.span_context.span_id());
 }

@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use agent_runtime::signal::ContentMode;
 use agent_runtime::{AgentSpec, Signal};
 use async_nats::jetstream::{self, stream};
 
@@ -14,7 +15,8 @@ use crate::wire;
 ///
 /// A signal goes to the subject of its agent's shard with its CloudEvent id as `Nats-Msg-Id`,
 /// so JetStream drops a second publish of the same signal within its duplicate window (two
-/// minutes), and `send` returns once JetStream has stored it.
+/// minutes), and `send` returns once JetStream has stored it. The message is in the options'
+/// [`content_mode`](ClusterOptions::content_mode).
 #[derive(Clone)]
 pub struct ClusterClient {
     pub(crate) js: jetstream::Context,
@@ -23,6 +25,7 @@ pub struct ClusterClient {
     prefix: String,
     stream: String,
     shards: u32,
+    content_mode: ContentMode,
 }
 
 impl ClusterClient {
@@ -47,6 +50,7 @@ impl ClusterClient {
             prefix: options.prefix.clone(),
             stream: options.stream.clone(),
             shards: options.shards,
+            content_mode: options.content_mode,
         })
     }
 
@@ -89,7 +93,7 @@ impl ClusterClient {
     ) -> Result<(), ClusterError> {
         let subject =
             wire::shard_subject(&self.prefix, agent_type, shard_of(agent_id, self.shards));
-        let message = wire::encode(agent_id, signal)
+        let message = wire::encode(agent_id, signal, self.content_mode)
             .map_err(|e| ClusterError::nats(&self.url, format!("cannot encode the signal: {e}")))?;
         let fail = |e: &dyn std::fmt::Display| {
             ClusterError::nats(
@@ -122,6 +126,11 @@ impl ClusterClient {
     pub fn shards(&self) -> u32 {
         self.shards
     }
+
+    /// How signals are put in messages.
+    pub fn content_mode(&self) -> ContentMode {
+        self.content_mode
+    }
 }
 
 impl std::fmt::Debug for ClusterClient {
@@ -130,6 +139,7 @@ impl std::fmt::Debug for ClusterClient {
             .field("url", &self.url)
             .field("prefix", &self.prefix)
             .field("shards", &self.shards)
+            .field("content_mode", &self.content_mode)
             .finish_non_exhaustive()
     }
 }

@@ -24,6 +24,9 @@ pub enum ClusterError {
     /// The options do not make sense.
     #[error("invalid cluster options: {0}")]
     Options(String),
+    /// A NATS message is not a signal of the cluster's (see [`read_message`](crate::read_message)).
+    #[error("not a signal: {0}")]
+    Message(String),
 }
 
 impl ClusterError {

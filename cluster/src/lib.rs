@@ -17,6 +17,10 @@
 //! - [`ClusterClient`] sends signals to agents wherever they run, and so do the agents: a
 //!   signal an agent emits [`address`]ed to another agent travels over JetStream to whichever
 //!   node runs it, and the signal that caused it is acknowledged only once it is stored.
+//! - Signals travel by the CloudEvents NATS protocol binding, in structured mode (CloudEvents
+//!   JSON) or binary mode (`ce-*` headers, the same mapping as the HTTP binding, the payload as
+//!   the body): [`ClusterOptions::content_mode`] and [`NatsTransport::content_mode`] choose,
+//!   and every receiver reads both ([`read_message`] for your own subscribers).
 //!
 //! The NATS half ([`Cluster`], [`ClusterClient`], [`NatsTransport`]) is behind the `nats`
 //! feature, off by default: `async-nats` turns on `tracing`'s `attributes`, which brings a second
@@ -67,4 +71,4 @@ pub use placement::{Placement, shard_of};
 #[cfg(feature = "nats")]
 pub use transport::NatsTransport;
 #[cfg(feature = "nats")]
-pub use wire::{AGENT_HEADER, CONTENT_TYPE};
+pub use wire::{AGENT_HEADER, CONTENT_TYPE, read_message};

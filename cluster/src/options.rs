@@ -4,6 +4,7 @@ use std::fmt;
 use std::time::Duration;
 
 use agent_runtime::server::Options;
+use agent_runtime::signal::ContentMode;
 
 use crate::placement::Placement;
 use crate::postgres::Reconnect;
@@ -52,6 +53,7 @@ pub struct ClusterOptions {
     pub(crate) server: Options,
     pub(crate) reconnect: Reconnect,
     pub(crate) postgres_connections: usize,
+    pub(crate) content_mode: ContentMode,
 }
 
 impl Default for ClusterOptions {
@@ -72,6 +74,7 @@ impl Default for ClusterOptions {
             server: Options::default(),
             reconnect: Reconnect::default(),
             postgres_connections: 4,
+            content_mode: ContentMode::Structured,
         }
     }
 }
@@ -79,7 +82,8 @@ impl Default for ClusterOptions {
 impl ClusterOptions {
     /// The defaults: a random node name, 32 shards, 10 s leases, 10 s ack wait, batches of
     /// 256, acknowledgement after the checkpoint, the last 1,024 signal ids remembered per
-    /// agent, a checkpoint sweep every second, 4 PostgreSQL connections.
+    /// agent, a checkpoint sweep every second, 4 PostgreSQL connections, signals in structured
+    /// mode.
     pub fn new() -> Self {
         Self::default()
     }
@@ -171,6 +175,16 @@ impl ClusterOptions {
         self
     }
 
+    /// How the signals this node and its client publish are put in NATS messages:
+    /// [`ContentMode::Structured`] (CloudEvents JSON in the body, the default) or
+    /// [`ContentMode::Binary`] (attributes as `ce-*` headers, the payload as the body, which
+    /// consumers can route on without parsing it). Nodes read both, whatever this says, so
+    /// nodes of one cluster may differ.
+    pub fn content_mode(mut self, mode: ContentMode) -> Self {
+        self.content_mode = mode;
+        self
+    }
+
     /// This node's name.
     pub fn get_node(&self) -> &str {
         &self.node
@@ -218,6 +232,7 @@ impl fmt::Debug for ClusterOptions {
             .field("ack_after", &self.ack_after)
             .field("seen_window", &self.seen_window)
             .field("sweep_interval", &self.sweep_interval)
+            .field("content_mode", &self.content_mode)
             .finish_non_exhaustive()
     }
 }

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use agent_runtime::Signal;
 use agent_runtime::server::{Origin, Transport, TransportError};
+use agent_runtime::signal::ContentMode;
 use async_nats::jetstream;
 
 use crate::address::recipient;
@@ -23,9 +24,12 @@ use crate::wire;
 ///   checkpoint waits until JetStream stored it: the signal whose step emitted it is
 ///   acknowledged only after that, so a crash makes the step run again and emit again (at least
 ///   once; the recipient counts a repeated id once).
-/// - Any other signal is published on `<prefix>.events.<agent type>` (core NATS, CloudEvents
-///   JSON, the emitting agent's id in the `Stratagem-Agent` header), at most once, for whoever
-///   listens.
+/// - Any other signal is published on `<prefix>.events.<agent type>` (core NATS, the emitting
+///   agent's id in the `Stratagem-Agent` header), at most once, for whoever listens.
+///
+/// Either way the message is in the CloudEvents NATS binding's
+/// [`content_mode`](NatsTransport::content_mode): structured (CloudEvents JSON, the default)
+/// or binary (`ce-*` headers, the payload as the body).
 ///
 /// `publish` does not block the agent's task: it hands the message to a spawned task.
 #[derive(Debug, Clone)]
@@ -35,6 +39,7 @@ pub struct NatsTransport {
     prefix: String,
     shards: u32,
     outbox: Option<Arc<Outbox>>,
+    mode: ContentMode,
 }
 
 /// How often an addressed signal is offered to JetStream before its emitter's checkpoint fails.
@@ -50,12 +55,23 @@ impl NatsTransport {
             prefix: prefix.into(),
             shards: 32,
             outbox: None,
+            mode: ContentMode::Structured,
         }
     }
 
-    /// A transport agreeing with `client` on the prefix and the number of shards.
+    /// A transport agreeing with `client` on the prefix, the number of shards and the content
+    /// mode.
     pub fn for_client(client: &ClusterClient) -> Self {
-        NatsTransport::new(client.client.clone(), client.prefix()).shards(client.shards())
+        NatsTransport::new(client.client.clone(), client.prefix())
+            .shards(client.shards())
+            .content_mode(client.content_mode())
+    }
+
+    /// How signals are put in messages (structured by default); receivers read both modes.
+    #[must_use]
+    pub fn content_mode(mut self, mode: ContentMode) -> Self {
+        self.mode = mode;
+        self
     }
 
     /// The number of shards of the cluster addressed signals go to.
@@ -89,7 +105,7 @@ impl Transport for NatsTransport {
         if let Some((agent_type, agent)) = recipient(signal).map_err(TransportError::new)? {
             let subject =
                 wire::shard_subject(&self.prefix, agent_type, shard_of(agent, self.shards));
-            let message = wire::encode(agent, signal)
+            let message = wire::encode(agent, signal, self.mode)
                 .map_err(|e| TransportError::new(format!("cannot encode the signal: {e}")))?;
             let publish = handle.spawn(store_in_jetstream(self.js.clone(), subject, message));
             if let Some(outbox) = &self.outbox {
@@ -97,12 +113,8 @@ impl Transport for NatsTransport {
             }
             return Ok(());
         }
-        let payload = serde_json::to_vec(signal)
+        let (headers, payload) = wire::message(origin.id, signal, self.mode)
             .map_err(|e| TransportError::new(format!("cannot encode the signal: {e}")))?;
-        let mut headers = async_nats::HeaderMap::new();
-        headers.insert(wire::AGENT_HEADER, origin.id);
-        headers.insert("Nats-Msg-Id", signal.id.as_str());
-        headers.insert("Content-Type", wire::CONTENT_TYPE);
         let (client, subject) = (self.client.clone(), self.subject(origin.agent));
         handle.spawn(async move {
             if let Err(e) = client

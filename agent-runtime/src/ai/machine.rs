@@ -560,7 +560,7 @@ impl<S: AiAgent> Machine<'_, S> {
         // A sync tool runs here, inside its span; an async one gets its span where the host
         // runs it.
         let provider_id = tool.provider_id.clone();
-        let span = || semconv::tool_span(&name, &provider_id);
+        let span = || semconv::tool_span(None, &name, &provider_id);
         let request_id = self.run().request_id.clone();
         self.emit(
             format!("{call_id}/started"),

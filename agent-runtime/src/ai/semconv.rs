@@ -5,6 +5,7 @@
 //! | span (`otel.name`) | when | attributes |
 //! |---|---|---|
 //! | `chat {model}` | a model call made by the agent server | [`OPERATION_NAME`], [`PROVIDER_NAME`], [`REQUEST_MODEL`], [`RESPONSE_MODEL`], [`RESPONSE_ID`], [`RESPONSE_FINISH_REASONS`], [`USAGE_INPUT_TOKENS`], [`USAGE_OUTPUT_TOKENS`], [`SERVER_ADDRESS`], [`ERROR_TYPE`] |
+//! | `embeddings {model}` | an embeddings call made by the agent server | [`OPERATION_NAME`], [`PROVIDER_NAME`], [`REQUEST_MODEL`], [`USAGE_INPUT_TOKENS`], [`SERVER_ADDRESS`], [`ERROR_TYPE`] |
 //! | `execute_tool {name}` | a tool (an action) the model called | [`OPERATION_NAME`], [`TOOL_NAME`], [`TOOL_CALL_ID`], [`ERROR_TYPE`] |
 //! | `invoke_agent {name}` | an AI request, from `ai.request.started` to its end | [`OPERATION_NAME`], [`AGENT_NAME`], [`AGENT_ID`], [`ERROR_TYPE`] |
 //!
@@ -28,12 +29,14 @@ pub const OTEL_NAME: &str = "otel.name";
 
 /// Operation of a model call.
 pub const CHAT: &str = "chat";
+/// Operation of an embeddings call.
+pub const EMBEDDINGS: &str = "embeddings";
 /// Operation of a tool run.
 pub const EXECUTE_TOOL: &str = "execute_tool";
 /// Operation of an agent's request.
 pub const INVOKE_AGENT: &str = "invoke_agent";
 
-/// `gen_ai.operation.name`: [`CHAT`], [`EXECUTE_TOOL`] or [`INVOKE_AGENT`].
+/// `gen_ai.operation.name`: [`CHAT`], [`EMBEDDINGS`], [`EXECUTE_TOOL`] or [`INVOKE_AGENT`].
 pub const OPERATION_NAME: &str = "gen_ai.operation.name";
 /// `gen_ai.provider.name`: the model provider's name (`LanguageModel::name`).
 pub const PROVIDER_NAME: &str = "gen_ai.provider.name";
@@ -76,10 +79,26 @@ pub fn span_name(operation: &str, subject: &str) -> String {
     format!("{operation} {subject}")
 }
 
-/// The span of a model call, its response fields empty until [`record_chat`].
-pub(crate) fn chat_span(provider: &str, model: &str, server: Option<&str>) -> tracing::Span {
+/// The span a GenAI span hangs under: `request` (an AI request's `invoke_agent` span) when
+/// given, else the current span. Named explicitly because entering a span that is already on
+/// the thread's stack (a step run inside its request's span) does not make it current again.
+fn parent_of(request: Option<&tracing::Span>) -> Option<tracing::Id> {
+    request
+        .and_then(tracing::Span::id)
+        .or_else(|| tracing::Span::current().id())
+}
+
+/// The span of a model call under its request's span, its response fields empty until
+/// [`record_chat`].
+pub(crate) fn chat_span(
+    request: Option<&tracing::Span>,
+    provider: &str,
+    model: &str,
+    server: Option<&str>,
+) -> tracing::Span {
     tracing::info_span!(
         target: TARGET,
+        parent: parent_of(request),
         "chat",
         { OTEL_NAME } = span_name(CHAT, model),
         { OPERATION_NAME } = CHAT,
@@ -130,10 +149,53 @@ pub(crate) fn record_chat(span: &tracing::Span, result: &Result<LlmResponse, Llm
     }
 }
 
-/// The span of a tool run.
-pub(crate) fn tool_span(name: &str, call_id: &str) -> tracing::Span {
+/// The span of an embeddings call under its request's span, its usage empty until
+/// [`record_embeddings`].
+pub(crate) fn embeddings_span(
+    request: Option<&tracing::Span>,
+    provider: &str,
+    model: &str,
+    server: Option<&str>,
+) -> tracing::Span {
     tracing::info_span!(
         target: TARGET,
+        parent: parent_of(request),
+        "embeddings",
+        { OTEL_NAME } = span_name(EMBEDDINGS, model),
+        { OPERATION_NAME } = EMBEDDINGS,
+        { PROVIDER_NAME } = provider,
+        { REQUEST_MODEL } = model,
+        { SERVER_ADDRESS } = server,
+        { USAGE_INPUT_TOKENS } = Empty,
+        { ERROR_TYPE } = Empty,
+    )
+}
+
+/// Records an embeddings call's usage, or its failure, on its [`embeddings_span`].
+pub(crate) fn record_embeddings(
+    span: &tracing::Span,
+    result: &Result<super::Embeddings, LlmError>,
+) {
+    match result {
+        Ok(embeddings) => {
+            span.record(USAGE_INPUT_TOKENS, signed(embeddings.usage.prompt_tokens));
+        }
+        Err(error) => {
+            span.record(ERROR_TYPE, error_type(error.kind));
+        }
+    }
+}
+
+/// The span of a tool run, under its request's span when the host runs it (an async tool),
+/// else under the current span (the step running a sync tool).
+pub(crate) fn tool_span(
+    request: Option<&tracing::Span>,
+    name: &str,
+    call_id: &str,
+) -> tracing::Span {
+    tracing::info_span!(
+        target: TARGET,
+        parent: parent_of(request),
         "execute_tool",
         { OTEL_NAME } = span_name(EXECUTE_TOOL, name),
         { OPERATION_NAME } = EXECUTE_TOOL,

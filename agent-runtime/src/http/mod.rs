@@ -2,8 +2,8 @@
 //! that other services POST to agents (structured, binary and batched modes, an opt-in call
 //! mode, a bearer token, loopback by default), and [`HttpSink`] POSTs the signals an agent
 //! emits to an endpoint, with timeouts, retries and a [`DELIVERY_FAILED`] signal after the
-//! last try. The `ce-*` header mapping is [`crate::signal::to_binary`] and
-//! [`crate::signal::from_binary`], usable by any transport with headers.
+//! last try. The `ce-*` header mapping is [`crate::signal::Binding`], which the NATS
+//! transport's binary mode shares.
 //!
 //! ```no_run
 //! use agent_runtime::http::HttpIngress;
@@ -19,5 +19,6 @@
 mod ingress;
 mod sink;
 
+pub use crate::signal::ContentMode;
 pub use ingress::{BATCH, CALL_COMPLETED, CALL_FAILED, HttpIngress, HttpServer, STRUCTURED};
-pub use sink::{ContentMode, DELIVERY_FAILED, HttpSink};
+pub use sink::{DELIVERY_FAILED, HttpSink};

@@ -9,23 +9,13 @@ use tokio::sync::mpsc;
 use crate::ai::retry_wait::{random_draw, server_asked, wait_before_retry};
 use crate::instruction::ExecOptions;
 use crate::server::{AgentRef, Origin, Transport, TransportError};
-use crate::signal::{Signal, to_binary};
+use crate::signal::{ContentMode, Signal, to_binary};
 
 use super::ingress::STRUCTURED;
 
 /// The type of the signal an [`HttpSink`] sends after the last try of a delivery failed:
 /// data `{"endpoint", "signal_id", "signal_type", "attempts", "error"}`.
 pub const DELIVERY_FAILED: &str = "stratagem.delivery.failed";
-
-/// How an [`HttpSink`] puts a signal in a request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ContentMode {
-    /// The whole CloudEvent as the body (`application/cloudevents+json`).
-    #[default]
-    Structured,
-    /// Attributes as `ce-*` headers, the payload as the body.
-    Binary,
-}
 
 /// Delivers the signals an agent emits to an HTTP endpoint, by the CloudEvents HTTP binding:
 /// in order, one request each, with a timeout per attempt and retries with exponential

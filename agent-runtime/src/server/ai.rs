@@ -139,10 +139,8 @@ impl Core {
                 }
                 Err(_) => ("unknown", call.request.model.as_str(), None),
             };
-            match self.ai_requests.get(&call.request_id) {
-                Some(request) => request.in_scope(|| semconv::chat_span(provider, model, server)),
-                None => semconv::chat_span(provider, model, server),
-            }
+            let request = self.ai_requests.get(&call.request_id);
+            semconv::chat_span(request, provider, model, server)
         };
         if self.options.record_model_content && !span.is_disabled() {
             let messages = serde_json::to_string(&call.request.messages).unwrap_or_default();
@@ -224,29 +222,64 @@ impl Core {
         let resolved = models
             .resolve(&call.request.model)
             .map(|entry| (entry.provider.clone(), entry.model.clone()));
-        let tx = self.self_tx.clone();
-        tokio::spawn(async move {
-            let answer = async {
-                let (provider, model) = resolved.map_err(LlmError::from)?;
-                let mut request = call.request.clone();
-                request.model = model;
-                provider.embed(request).await
+        // A child of its request's `invoke_agent` span, like a model call.
+        let span = {
+            let (provider, model, server) = match &resolved {
+                Ok((provider, model)) => {
+                    (provider.name(), model.as_str(), provider.server_address())
+                }
+                Err(_) => ("unknown", call.request.model.as_str(), None),
             };
-            let result = AssertUnwindSafe(answer)
-                .catch_unwind()
-                .await
-                .unwrap_or_else(|_| {
-                    Err(LlmError::new(
-                        LlmErrorKind::Other,
-                        "the model provider panicked",
-                    ))
-                });
-            if let Some(tx) = tx.upgrade() {
-                let reply = EmbedReply::new(call.call_id, result);
-                let _ = tx.send(Message::internal(Internal::Embed(reply)));
+            let request = self.ai_requests.get(&call.request_id);
+            semconv::embeddings_span(request, provider, model, server)
+        };
+        let tx = self.self_tx.clone();
+        let trace_context = self.trace_context.clone();
+        tokio::spawn(
+            async move {
+                let answer = async {
+                    let (provider, model) = resolved.map_err(LlmError::from)?;
+                    let mut request = call.request.clone();
+                    request.model = model;
+                    provider.embed(request).await
+                };
+                let result = AssertUnwindSafe(answer)
+                    .catch_unwind()
+                    .await
+                    .unwrap_or_else(|_| {
+                        Err(LlmError::new(
+                            LlmErrorKind::Other,
+                            "the model provider panicked",
+                        ))
+                    });
+                semconv::record_embeddings(&tracing::Span::current(), &result);
+                if let Some(tx) = tx.upgrade() {
+                    let internal = Internal::Embed {
+                        reply: EmbedReply::new(call.call_id, result),
+                        request_id: call.request_id,
+                        trace_context,
+                    };
+                    let _ = tx.send(Message::internal(internal));
+                }
             }
-        });
+            .instrument(span),
+        );
         Ok(())
+    }
+
+    /// Steps the agent with `signal`, an answer to work of the AI request `request_id`, inside
+    /// the request's `invoke_agent` span when it has one: the tools a model's answer runs
+    /// synchronously are then in the request's trace, under the step's span.
+    pub(super) fn step_in_request(
+        &mut self,
+        origin: &'static str,
+        request_id: &str,
+        signal: Signal,
+    ) {
+        match self.ai_requests.get(request_id).cloned() {
+            Some(request) => request.in_scope(|| self.step_signal(origin, signal, false)),
+            None => self.step_signal(origin, signal, false),
+        };
     }
 
     /// Opens an AI request's `invoke_agent` span when the agent reports it started, and closes
@@ -320,6 +353,6 @@ impl Core {
         if let Some(context) = &call.trace_context {
             context.apply_to(&mut signal);
         }
-        self.step_signal("llm", signal, false);
+        self.step_in_request("llm", &call.call.request_id, signal);
     }
 }

@@ -90,8 +90,12 @@ impl Core {
                 self.track_request_span(&signal);
                 self.publish(&signal)
             }
-            Directive::Interrupt(signal) if self.options.checkpoint_store.is_some() => {
-                // Goes out once the checkpoint holding the interrupt is written (`park`).
+            Directive::Interrupt(mut signal) if self.options.checkpoint_store.is_some() => {
+                // Goes out once the checkpoint holding the interrupt is written (`park`), in
+                // the trace of the step that raised it.
+                if let Some(context) = &self.trace_context {
+                    context.apply_to(&mut signal);
+                }
                 self.parked.push(signal);
                 Ok(())
             }
@@ -103,7 +107,12 @@ impl Core {
                 self.on_error(error, context);
                 Ok(())
             }
-            Directive::Schedule { delay, signal } => {
+            Directive::Schedule { delay, mut signal } => {
+                // The timer fires in the trace of the step that set it (kept in checkpoints
+                // with the signal). A cron job's firings each start their own trace.
+                if let Some(context) = &self.trace_context {
+                    context.apply_to(&mut signal);
+                }
                 self.schedule(delay, signal);
                 Ok(())
             }
@@ -364,13 +373,11 @@ impl Core {
         // request's `invoke_agent` span.
         let span = match crate::ai::tool_call_request(&instruction.id) {
             None => tracing::Span::none(),
-            Some(request) => {
-                let make = || semconv::tool_span(&instruction.action, &instruction.id);
-                match self.ai_requests.get(request) {
-                    Some(parent) => parent.in_scope(make),
-                    None => make(),
-                }
-            }
+            Some(request) => semconv::tool_span(
+                self.ai_requests.get(request),
+                &instruction.action,
+                &instruction.id,
+            ),
         };
         let task = tokio::spawn(
             async move {

@@ -60,8 +60,13 @@ pub(crate) enum Internal {
     ChildExit { tag: String, report: StopReport },
     /// A model call finished.
     Llm(super::ai::LlmOutcome),
-    /// An embeddings call finished.
-    Embed(crate::ai::EmbedReply),
+    /// An embeddings call of an AI request finished; the trace context is the one of the
+    /// step that asked for it.
+    Embed {
+        reply: crate::ai::EmbedReply,
+        request_id: String,
+        trace_context: Option<crate::signal::TraceContext>,
+    },
 }
 
 impl Message {

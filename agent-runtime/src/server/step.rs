@@ -120,7 +120,13 @@ impl Core {
                     return;
                 };
                 let started = self.in_flight.remove(pos);
+                // A tool's completion is part of its AI request: under its `invoke_agent` span.
+                let parent = crate::ai::tool_call_request(&completion.id)
+                    .and_then(|request| self.ai_requests.get(request))
+                    .and_then(tracing::Span::id)
+                    .or_else(|| tracing::Span::current().id());
                 let span = tracing::info_span!(
+                    parent: parent,
                     "completion",
                     agent = self.name(),
                     id = self.id(),
@@ -157,9 +163,17 @@ impl Core {
                 self.after_step();
             }
             Internal::Llm(outcome) => self.on_llm_reply(outcome),
-            Internal::Embed(reply) => {
-                let signal = reply.into_signal().with_source(self.source());
-                self.step_signal("embed", signal, false);
+            Internal::Embed {
+                reply,
+                request_id,
+                trace_context,
+            } => {
+                let mut signal = reply.into_signal().with_source(self.source());
+                // The answer steps the agent in the trace of the step that asked for it.
+                if let Some(context) = &trace_context {
+                    context.apply_to(&mut signal);
+                }
+                self.step_in_request("embed", &request_id, signal);
             }
             Internal::ChildExit { tag, report } => {
                 if self

@@ -12,7 +12,7 @@ mod rules;
 mod trace_context;
 
 pub(crate) use binary::percent_decode;
-pub use binary::{HEADER_PREFIX, from_binary, to_binary};
+pub use binary::{Binding, ContentMode, HEADER_PREFIX, from_binary, to_binary};
 pub use trace_context::{TRACEPARENT, TRACESTATE, TraceContext};
 
 use std::collections::BTreeMap;

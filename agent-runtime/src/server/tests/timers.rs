@@ -165,3 +165,28 @@ async fn a_timer_rearming_itself_without_delay_does_not_starve_the_mailbox() {
     let report = server.stop().await;
     assert!(report.timers_fired >= 1);
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_timer_fires_in_the_trace_of_the_step_that_set_it() {
+    const TRACEPARENT: &str = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    let server = worker(Options::default()).await;
+    let mut events = server.subscribe();
+    let later = |delay_ms: u64, fired: &str| json!({"delay_ms": delay_ms, "type": "worker.emit", "data": {"type": fired}});
+    let traced = signal("worker.schedule", later(1000, "fired.traced"))
+        .with_extension("traceparent", json!(TRACEPARENT))
+        .with_extension("tracestate", json!("congo=t61rcWkgMzE"));
+    server.call(traced).await.unwrap();
+    server
+        .call(signal("worker.schedule", later(2000, "fired.untraced")))
+        .await
+        .unwrap();
+    advance(Duration::from_millis(2000)).await;
+    settle().await;
+    let first = events.recv().await.unwrap();
+    assert_eq!(first.signal_type, "fired.traced");
+    assert_eq!(first.extensions["traceparent"], TRACEPARENT);
+    assert_eq!(first.extensions["tracestate"], "congo=t61rcWkgMzE");
+    let second = events.recv().await.unwrap();
+    assert_eq!(second.signal_type, "fired.untraced");
+    assert!(!second.extensions.contains_key("traceparent"), "{second:?}");
+}
