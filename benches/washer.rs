@@ -53,30 +53,9 @@ const ALL: [E; 5] = [E::Power, E::Start, E::Stop, E::Next, E::Again];
 /// `benches/fsm.rs`); the accepted ones walk every level. Returns the events and how many are
 /// refused.
 pub fn mixed_sequence() -> (Vec<E>, usize) {
-    let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-    let mut draw = |n: usize| {
-        // xorshift64*: deterministic, no dependency.
-        seed ^= seed >> 12;
-        seed ^= seed << 25;
-        seed ^= seed >> 27;
-        (seed.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) as usize % n
-    };
-    let mut state = hand::State::Off;
-    let (mut events, mut refused) = (Vec::with_capacity(EVENTS), 0);
-    while events.len() < EVENTS {
-        let accept = draw(4) == 0;
-        let candidates: Vec<E> = ALL
-            .into_iter()
-            .filter(|&e| hand::next(state, e, None).is_some() == accept)
-            .collect();
-        let e = candidates[draw(candidates.len())];
-        match hand::next(state, e, None) {
-            Some(to) => state = to,
-            None => refused += 1,
-        }
-        events.push(e);
-    }
-    (events, refused)
+    stratagem_benches::device_stream(&ALL, hand::State::Off, EVENTS, |s, e| {
+        hand::next(s, e, None)
+    })
 }
 
 // ---- ours -----------------------------------------------------------------------------------
