@@ -74,6 +74,21 @@ pub mod __private {
         ArgProblem, ParamsOf, ParamsShape, check_arg, check_required, shape as params_shape,
     };
 
+    /// What an action name a macro uses resolves to when it names an action (or any type): the
+    /// macros call `Name::__stratagem_resolved()`, which their fallback for a plain function
+    /// (a name without a type) answers with an inherent function of its own instead.
+    pub trait ResolvedAction {
+        /// This impl's answer: [`Resolved`].
+        fn __stratagem_resolved() -> Resolved {
+            Resolved
+        }
+    }
+
+    impl<T: ?Sized> ResolvedAction for T {}
+
+    /// The answer of [`ResolvedAction`]: the name is a type.
+    pub struct Resolved;
+
     /// What `#[action]` checks its parameter type against: a type that is not `Deserialize`
     /// and `JsonSchema` is reported with this explanation, at the parameter.
     #[diagnostic::on_unimplemented(

@@ -192,6 +192,9 @@ codes! {
     ACTION_EXEC_SYNC = "E0604", "execution options on a synchronous action";
     /// `#[action]` on something that is not a function.
     ACTION_ITEM = "E0605", "`#[action]` on a non-function";
+    /// A macro naming, as an action, a function without `#[action]` (rustc reports it, with
+    /// this code in its note).
+    ACTION_ATTRIBUTE = "E0606", "function used as an action without `#[action]`";
 
     /// A plugin name that is not built in.
     UNKNOWN_PLUGIN = "E0701", "unknown plugin";

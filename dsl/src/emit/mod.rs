@@ -6,6 +6,7 @@ mod agent;
 mod ai;
 pub mod definition;
 mod fsm;
+pub mod macro_names;
 pub mod params;
 mod plugins;
 pub mod rust_names;
