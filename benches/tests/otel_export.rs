@@ -39,17 +39,22 @@ fn int(span: &SpanData, key: &str) -> i64 {
     }
 }
 
-async fn exported() -> Vec<SpanData> {
+/// The spans `run` makes, exported through `tracing-opentelemetry` into the in-memory exporter.
+async fn export<T>(run: impl Future<Output = T>) -> (T, Vec<SpanData>) {
     let exporter = InMemorySpanExporter::default();
     let provider = SdkTracerProvider::builder()
         .with_simple_exporter(exporter.clone())
         .build();
     let layer = tracing_opentelemetry::layer().with_tracer(provider.tracer("stratagem-test"));
     let guard = tracing::subscriber::set_default(tracing_subscriber::registry().with(layer));
-    desk::ask_the_desk(Options::default()).await;
+    let out = run.await;
     drop(guard);
     provider.force_flush().unwrap();
-    exporter.get_finished_spans().unwrap()
+    (out, exporter.get_finished_spans().unwrap())
+}
+
+async fn exported() -> Vec<SpanData> {
+    export(desk::ask_the_desk(Options::default())).await.1
 }
 
 #[tokio::test]
@@ -176,36 +181,31 @@ fn pass(_hop: &mut Hop, order: serde_json::Value) -> Outcome {
 async fn with_a_trace_link_one_trace_spans_two_services() {
     const TRACE_ID: &str = "0af7651916cd43dd8448eb211c80319c";
     const REMOTE_PARENT: &str = "b7ad6b7169203331";
-    let exporter = InMemorySpanExporter::default();
-    let provider = SdkTracerProvider::builder()
-        .with_simple_exporter(exporter.clone())
-        .build();
-    let layer = tracing_opentelemetry::layer().with_tracer(provider.tracer("stratagem-test"));
-    let guard = tracing::subscriber::set_default(tracing_subscriber::registry().with(layer));
-    let options = Options::default().trace_link(std::sync::Arc::new(OtelLink));
-    let first = AgentServer::start(Hop::new().with_id("first"), options.clone())
-        .await
-        .unwrap();
-    let second = AgentServer::start(Hop::new().with_id("second"), options)
-        .await
-        .unwrap();
-    let (mut from_first, mut from_second) = (first.subscribe(), second.subscribe());
-    let incoming = Signal::new("order.placed", json!({"order": 7}))
-        .with_extension(
-            "traceparent",
-            json!(format!("00-{TRACE_ID}-{REMOTE_PARENT}-01")),
-        )
-        .with_extension("tracestate", json!("shop=eu"));
-    first.call(incoming).await.unwrap();
-    // What a transport would carry to the next service.
-    let hop = from_first.recv().await.unwrap();
-    second.call(hop.clone()).await.unwrap();
-    let last = from_second.recv().await.unwrap();
-    first.stop().await;
-    second.stop().await;
-    drop(guard);
-    provider.force_flush().unwrap();
-    let spans = exporter.get_finished_spans().unwrap();
+    let ((hop, last), spans) = export(async {
+        let options = Options::default().trace_link(std::sync::Arc::new(OtelLink));
+        let first = AgentServer::start(Hop::new().with_id("first"), options.clone())
+            .await
+            .unwrap();
+        let second = AgentServer::start(Hop::new().with_id("second"), options)
+            .await
+            .unwrap();
+        let (mut from_first, mut from_second) = (first.subscribe(), second.subscribe());
+        let incoming = Signal::new("order.placed", json!({"order": 7}))
+            .with_extension(
+                "traceparent",
+                json!(format!("00-{TRACE_ID}-{REMOTE_PARENT}-01")),
+            )
+            .with_extension("tracestate", json!("shop=eu"));
+        first.call(incoming).await.unwrap();
+        // What a transport would carry to the next service.
+        let hop = from_first.recv().await.unwrap();
+        second.call(hop.clone()).await.unwrap();
+        let last = from_second.recv().await.unwrap();
+        first.stop().await;
+        second.stop().await;
+        (hop, last)
+    })
+    .await;
 
     let steps: Vec<&SpanData> = spans.iter().filter(|s| s.name == "signal").collect();
     assert_eq!(
