@@ -89,6 +89,9 @@ pub mod guide {
     #[doc = include_str!("../docs/interrupts.md")]
     pub mod interrupts {}
 
+    #[doc = include_str!("../docs/migrations.md")]
+    pub mod migrations {}
+
     #[doc = include_str!("../docs/testing.md")]
     pub mod testing {}
 

@@ -207,3 +207,104 @@ async fn the_server_parks_interrupts_in_its_store_and_resumes_them_after_a_thaw(
     assert_eq!((state.requests_run, state.decisions_run), (2, 1));
     assert_eq!(again.interrupts().await.unwrap(), pending[..1]);
 }
+
+/// Journal compaction drops old steps, never what a pending interrupt needs: every snapshot
+/// holds the pending interrupts, so after the step that raised one is compacted away the
+/// journal still replays to it, forks with it pending, and replays its answer.
+#[tokio::test]
+async fn compaction_keeps_what_a_pending_interrupt_needs() {
+    use stratagem::journal::{Journal, JournalOptions};
+    let store = MemoryStore::new();
+    let journal = JournalOptions::new(store.clone())
+        .snapshot_every(10)
+        .keep_snapshots(2);
+    let options = Options::default().journal(journal);
+    let server = AgentServer::start(Refunds::new().with_id("desk-9"), options.clone())
+        .await
+        .unwrap();
+    server
+        .call(Signal::new("refund.request", json!({ "item": 1 })))
+        .await
+        .unwrap();
+    let parked = server.interrupts().await.unwrap()[0].clone();
+    // Many answered requests after it: the raising step falls out of the kept window.
+    for item in 2..=60 {
+        server
+            .call(Signal::new("refund.request", json!({ "item": item })))
+            .await
+            .unwrap();
+        let pending = server.interrupts().await.unwrap();
+        let latest = pending.last().unwrap().id.clone();
+        server
+            .resume(
+                &latest,
+                Decision {
+                    item,
+                    approve: true,
+                },
+            )
+            .await
+            .unwrap();
+    }
+    server.stop().await;
+
+    let journal = Journal::load(&store, "desk-9").await.unwrap();
+    let first = journal
+        .steps()
+        .next()
+        .expect("steps after the kept snapshots")
+        .seq;
+    assert!(
+        first > 10,
+        "the raising step was compacted away (first held: {first})"
+    );
+    let last = journal.steps().last().unwrap().seq;
+    let replayed = journal.replay::<Refunds>().unwrap();
+    assert_eq!(
+        replayed.snapshot().details["interrupts"],
+        json!([parked.id]),
+        "the replay still has the interrupt pending"
+    );
+
+    // A fork at the last step is parked on it, and answering it runs the decision once.
+    let fork = journal.fork_at::<Refunds>(last, "desk-9-fork").unwrap();
+    let fork = AgentServer::start(fork, Options::default()).await.unwrap();
+    assert_eq!(
+        fork.interrupts().await.unwrap(),
+        std::slice::from_ref(&parked)
+    );
+    let before = fork.agent().await.unwrap().state().decisions_run;
+    fork.resume(
+        &parked.id,
+        Decision {
+            item: 1,
+            approve: false,
+        },
+    )
+    .await
+    .unwrap();
+    let state = fork.agent().await.unwrap().state().clone();
+    assert_eq!(state.decisions_run, before + 1);
+    assert_eq!(state.decisions.last(), Some(&(1, false)));
+    assert!(fork.interrupts().await.unwrap().is_empty());
+    fork.stop().await;
+
+    // The live agent answers it too, and the journal replays that answer exactly.
+    let server = AgentServer::start(replayed.clone(), options).await.unwrap();
+    server
+        .resume(
+            &parked.id,
+            Decision {
+                item: 1,
+                approve: true,
+            },
+        )
+        .await
+        .unwrap();
+    let live = server.agent().await.unwrap();
+    server.stop().await;
+    let journal = Journal::load(&store, "desk-9").await.unwrap();
+    let again = journal.replay::<Refunds>().unwrap();
+    assert_eq!(again.state().decisions, live.state().decisions);
+    assert_eq!(again.state().decisions.last(), Some(&(1, true)));
+}

@@ -18,7 +18,8 @@ use proc_macro::TokenStream;
 /// rows), `tree = Behavior` or `tree = { node }` (the behaviour tree), `description = "..."`,
 /// `actions [paths]`, `routes { "pattern" => target [priority N] ... }`, `tick = 100ms`,
 /// `crate = path`, and for the AI strategies `model`, `system`, `tools`, `max_iterations`,
-/// `temperature`, `max_tokens`, `hooks`. The guide's `agents` chapter
+/// `temperature`, `max_tokens`, `hooks`; `migrate "<fingerprint>" { ... }` and
+/// `lock = "agents.lock"` for checkpoints across builds. The guide's `agents` chapter
 /// (`stratagem::guide::agents`) explains each; `stratagem::guide` has the whole language.
 #[proc_macro_attribute]
 pub fn agent(attr: TokenStream, item: TokenStream) -> TokenStream {

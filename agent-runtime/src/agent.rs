@@ -38,6 +38,10 @@ pub trait AgentSpec:
     /// How often the host ticks the strategy while its snapshot is `Running` (`tick = 100ms`);
     /// `None` leaves it to the host's default.
     const TICK_INTERVAL: Option<std::time::Duration> = None;
+    /// The definition this build's checkpoints are taken from: its fingerprint, written into
+    /// every checkpoint, and the migrations from older ones ([`crate::definition`]). Generated;
+    /// `None` (hand-written agents) checks nothing.
+    const DEFINITION: Option<&'static crate::definition::Definition> = None;
     /// The strategy that decides what the agent does.
     type Strategy: Strategy<Self>;
 
@@ -562,6 +566,8 @@ where
 #[derive(Serialize)]
 struct AgentRef<'a, S, T> {
     agent: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    definition: Option<&'a str>,
     id: &'a str,
     state: &'a S,
     strategy: &'a T,
@@ -583,6 +589,7 @@ impl<S: AgentSpec> Serialize for Agent<S> {
     fn serialize<Ser: Serializer>(&self, s: Ser) -> Result<Ser::Ok, Ser::Error> {
         AgentRef {
             agent: S::NAME,
+            definition: S::DEFINITION.map(|d| d.fingerprint),
             id: &self.id,
             state: &self.state,
             strategy: &self.strategy,

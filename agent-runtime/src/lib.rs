@@ -16,6 +16,7 @@ pub mod action;
 pub mod agent;
 pub mod ai;
 pub mod bt;
+pub mod definition;
 pub mod directive;
 pub mod error;
 pub mod exec;
@@ -72,6 +73,21 @@ pub mod __private {
     pub use crate::bt::arg_check::{
         ArgProblem, ParamsOf, ParamsShape, check_arg, check_required, shape as params_shape,
     };
+
+    /// What an action name a macro uses resolves to when it names an action (or any type): the
+    /// macros call `Name::__stratagem_resolved()`, which their fallback for a plain function
+    /// (a name without a type) answers with an inherent function of its own instead.
+    pub trait ResolvedAction {
+        /// This impl's answer: [`Resolved`].
+        fn __stratagem_resolved() -> Resolved {
+            Resolved
+        }
+    }
+
+    impl<T: ?Sized> ResolvedAction for T {}
+
+    /// The answer of [`ResolvedAction`]: the name is a type.
+    pub struct Resolved;
 
     /// What `#[action]` checks its parameter type against: a type that is not `Deserialize`
     /// and `JsonSchema` is reported with this explanation, at the parameter.

@@ -29,14 +29,31 @@ pub fn agent(attr: TokenStream, item: TokenStream) -> TokenStream {
         Ok(parsed) => parsed,
         Err(e) => return with_error(item, e),
     };
-    let def = match tokens::agent(attr, &parsed) {
+    let mut def = match tokens::agent(attr, &parsed) {
         Ok(def) => def,
         Err(e) => return with_error(item, coded(e)),
     };
     match check::agent(&def) {
         Ok(_warnings) => {
-            let generated = emit::agent(&def);
-            quote!(#item #generated)
+            let tracked = match crate::build::macro_lock::check(&mut def) {
+                // Editing the lock file rebuilds the crate, so the check runs again.
+                Ok(Some(path)) => {
+                    let path = path.to_string_lossy();
+                    quote!(
+                        const _: &[u8] = ::core::include_bytes!(#path);
+                    )
+                }
+                Ok(None) => TokenStream::new(),
+                Err(diagnostics) => {
+                    let fallback = emit::agent_fallback(&def);
+                    return with_diagnostics(quote!(#item #fallback), &diagnostics);
+                }
+            };
+            let names = emit::macro_names::for_agent(&def, &emit::runtime(&def.runtime));
+            let generated =
+                emit::rust_names::with_macro_aliases(names.aliases, || emit::agent(&def));
+            let names = names.items;
+            quote!(#item #names #generated #tracked)
         }
         Err(diagnostics) => {
             let fallback = emit::agent_fallback(&def);
@@ -88,7 +105,24 @@ pub fn bt(input: TokenStream) -> TokenStream {
         Err(e) => return coded(e).to_compile_error(),
     };
     match check::bt(&def) {
-        Ok(_warnings) => emit::tree::bt(&def),
+        Ok(_warnings) => {
+            let krate = emit::runtime(&def.runtime);
+            let roots = def.root.iter().chain(def.behaviors.iter().map(|b| &b.root));
+            // Items share the caller's module with other expansions; an expression has a block.
+            let scope = match (&def.blackboard, def.behaviors.first()) {
+                (Some(_), Some(first)) => format!("bt_{}", first.name.value),
+                _ => "tree".to_owned(),
+            };
+            let names = emit::macro_names::for_trees(&scope, roots.collect(), &krate);
+            let generated =
+                emit::rust_names::with_macro_aliases(names.aliases, || emit::tree::bt(&def));
+            let names = names.items;
+            match (&def.blackboard, names.is_empty()) {
+                (_, true) => generated,
+                (Some(_), false) => quote!(#names #generated),
+                (None, false) => quote!({ #names #generated }),
+            }
+        }
         Err(diagnostics) => {
             let fallback = emit::tree::bt_fallback(&def);
             let errors = check::to_syn_error(&diagnostics).map(|e| e.to_compile_error());

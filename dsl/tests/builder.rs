@@ -134,3 +134,118 @@ fn refuses_unreadable_inputs_and_clashing_stems() {
         "{clash}"
     );
 }
+
+const REFUND: &str = "agent Refund {
+    state { amount: u64 = 0 }
+    strategy fsm {
+        initial Requested
+        terminal Refunded
+        Requested -> AwaitingApproval on request
+        AwaitingApproval -> Refunded on approve
+    }
+}
+";
+
+#[test]
+fn a_renamed_state_fails_the_build_at_the_new_name_until_a_migration_is_declared() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("refund.agent");
+    let lock = dir.path().join("agents.lock");
+    let build = || {
+        Builder::new()
+            .out_dir(dir.path().join("out"))
+            .lock_file(&lock)
+            .quiet(true)
+            .compile(&[&input])
+    };
+    std::fs::write(&input, REFUND).unwrap();
+    build().expect("the first build writes the lock file");
+    let locked = std::fs::read_to_string(&lock).unwrap();
+    let fingerprint = locked
+        .lines()
+        .find_map(|l| l.strip_prefix("agent Refund "))
+        .expect("the lock file records the agent")
+        .to_string();
+    assert!(locked.contains("  state AwaitingApproval\n"), "{locked}");
+
+    // A new state strands nothing: the new fingerprint is locked, the old one accepted.
+    let more_rows = REFUND.replace(
+        "AwaitingApproval -> Refunded on approve",
+        "AwaitingApproval -> Refunded on approve\n        AwaitingApproval -> Review on escalate\n        Review -> Refunded on approve",
+    );
+    std::fs::write(&input, &more_rows).unwrap();
+    build().expect("a new state strands nothing");
+    let locked = std::fs::read_to_string(&lock).unwrap();
+    assert!(
+        locked.contains(&format!("accepts {fingerprint}\n")),
+        "{locked}"
+    );
+    let fingerprint = locked
+        .lines()
+        .find_map(|l| l.strip_prefix("agent Refund "))
+        .unwrap()
+        .to_string();
+
+    // A rename strands checkpoints taken in the old state: E0113 at the new name.
+    let renamed = more_rows.replace("AwaitingApproval", "PendingApproval");
+    std::fs::write(&input, &renamed).unwrap();
+    let Err(BuildError::Diagnostics { errors, rendered }) = build() else {
+        panic!("a rename without a migration must fail the build");
+    };
+    assert_eq!(errors, 1, "{rendered}");
+    assert!(rendered.contains("error[E0113]"), "{rendered}");
+    assert!(
+        rendered.contains("state `AwaitingApproval` of agent `Refund` is gone"),
+        "{rendered}"
+    );
+    assert!(
+        rendered.contains("refund.agent:6:"),
+        "at `PendingApproval`: {rendered}"
+    );
+    assert!(
+        rendered.contains(&format!("migrate \"{fingerprint}\"")),
+        "{rendered}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&lock).unwrap(),
+        locked,
+        "a failed build leaves the lock file"
+    );
+
+    // A migration that does not cover every rename still strands checkpoints.
+    let both = renamed.replace("Review", "Escalated");
+    let partial = both.replace(
+        "    strategy fsm {",
+        &format!("    migrate \"{fingerprint}\" {{ state PendingApproval was AwaitingApproval }}\n    strategy fsm {{"),
+    );
+    std::fs::write(&input, &partial).unwrap();
+    let Err(BuildError::Diagnostics { errors, rendered }) = build() else {
+        panic!("a migration that misses a rename must fail the build");
+    };
+    assert_eq!(errors, 1, "{rendered}");
+    assert!(
+        rendered.contains("state `Review` of agent `Refund` is gone"),
+        "{rendered}"
+    );
+    assert!(rendered.contains("does not cover it"), "{rendered}");
+
+    // With the migration, the build passes and the generated code carries it.
+    let migrated = renamed.replace(
+        "    strategy fsm {",
+        &format!("    migrate \"{fingerprint}\" {{ state PendingApproval was AwaitingApproval }}\n    strategy fsm {{"),
+    );
+    std::fs::write(&input, &migrated).unwrap();
+    let written = build().expect("a declared migration passes");
+    let code = std::fs::read_to_string(&written[0]).unwrap();
+    assert!(code.contains(&format!("from: \"{fingerprint}\"")), "{code}");
+    assert!(
+        code.contains("(\"AwaitingApproval\", \"PendingApproval\")"),
+        "{code}"
+    );
+    let relocked = std::fs::read_to_string(&lock).unwrap();
+    assert!(relocked.contains("  state PendingApproval\n"), "{relocked}");
+    assert!(
+        !relocked.contains(&format!("agent Refund {fingerprint}")),
+        "{relocked}"
+    );
+}

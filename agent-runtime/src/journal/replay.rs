@@ -209,6 +209,22 @@ impl<'j, S: AgentSpec> Replayer<'j, S> {
     }
 
     fn thaw(&self, seq: u64, agent: &Value) -> Result<Agent<S>, ReplayError> {
+        // A snapshot of another build's definition is migrated as a checkpoint would be, or
+        // refused: never replayed as a state it was not taken in.
+        let checked = |error| ReplayError::Definition {
+            key: self.journal.key.clone(),
+            error,
+        };
+        let migrated = match crate::store::migration_for::<S>(agent).map_err(checked)? {
+            Some((definition, migration)) => {
+                let mut migrated = agent.clone();
+                crate::store::apply_migration::<S>(definition, migration, &mut migrated, &mut [])
+                    .map_err(checked)?;
+                Some(migrated)
+            }
+            None => None,
+        };
+        let agent = migrated.as_ref().unwrap_or(agent);
         <Agent<S> as serde::Deserialize>::deserialize(agent).map_err(|e| ReplayError::Agent {
             message: format!(
                 "the snapshot after step {seq} of journal `{}` does not restore: {e}",
@@ -415,6 +431,16 @@ pub enum ReplayError {
         seq: u64,
         /// The first and last steps it holds.
         held: Option<(u64, u64)>,
+    },
+    /// A snapshot was taken from another definition of the agent that this build cannot read
+    /// ([`CheckpointError::UnknownDefinition`](crate::store::CheckpointError::UnknownDefinition)
+    /// naming both fingerprints), or its migration failed.
+    #[error("journal `{key}`: {error}")]
+    Definition {
+        /// The journal's key.
+        key: String,
+        /// Why the snapshot was refused.
+        error: crate::store::CheckpointError,
     },
     /// A snapshot is not an agent of the type asked for.
     #[error("{message}")]

@@ -572,6 +572,11 @@ impl<S: AgentSpec> AgentServer<S> {
             .await?
             .ok_or_else(|| fail(CheckpointError::NotFound))?;
         let checkpoint = Checkpoint::decode(&bytes).map_err(fail)?;
+        // A checkpoint of an older definition is migrated whole (pending timers name states).
+        let checkpoint = match checkpoint.migrated::<S>().map_err(fail)? {
+            Some(migrated) => migrated,
+            None => checkpoint,
+        };
         let agent = checkpoint.restore::<S>().map_err(fail)?;
         Self::launch(agent, options, Some(Restore::from(checkpoint))).await
     }

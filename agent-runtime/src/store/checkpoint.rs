@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::agent::{Agent, AgentSpec};
+use crate::definition::{Definition, Migration};
 use crate::instruction::{ExecOptions, Instruction};
 use crate::signal::Signal;
 
@@ -185,6 +186,20 @@ pub enum CheckpointError {
         /// What does not match, with a hint.
         detail: String,
     },
+    /// The checkpoint was taken from another definition of the agent (another build whose
+    /// states, state fields or tree differ) and this build declares no migration from it: it
+    /// is refused rather than loaded as a state it was not taken from.
+    #[error(
+        "the checkpoint of agent `{agent}` was taken from definition `{found}`, and this build's definition is `{expected}`; declare a migration from it: `migrate \"{found}\" {{ state New was Old ... }}`"
+    )]
+    UnknownDefinition {
+        /// The agent type.
+        agent: String,
+        /// The fingerprint the checkpoint records.
+        found: String,
+        /// This build's fingerprint.
+        expected: String,
+    },
     /// The agent could not be serialized.
     #[error("the agent cannot be serialized: {detail}")]
     Serialize {
@@ -294,11 +309,90 @@ impl Checkpoint {
                 });
             }
         }
-        Agent::<S>::deserialize(&self.agent).map_err(|e| CheckpointError::Incompatible {
+        let migrated = self.migrated::<S>()?;
+        let agent = migrated.as_ref().map_or(&self.agent, |c| &c.agent);
+        Agent::<S>::deserialize(agent).map_err(|e| CheckpointError::Incompatible {
             detail: format!(
                 "its state does not fit agent `{}` ({e}); the state type changed since it was written: give new fields `#[serde(default)]` or migrate the checkpoint",
                 S::NAME
             ),
         })
     }
+
+    /// The checkpoint migrated to this build's definition of `S`, when it was taken from an
+    /// older one this build declares a migration from (`None`: it is current, predates
+    /// fingerprints, holds another agent type, or `S` is hand-written). A checkpoint of a
+    /// definition this build declares no migration from is
+    /// [`CheckpointError::UnknownDefinition`].
+    pub fn migrated<S: AgentSpec>(&self) -> Result<Option<Checkpoint>, CheckpointError> {
+        let Some((definition, migration)) = migration_for::<S>(&self.agent)? else {
+            return Ok(None);
+        };
+        let mut checkpoint = self.clone();
+        // Pending FSM timers name the state they were armed for.
+        let mut timer_states: Vec<&mut Value> = checkpoint
+            .timers
+            .iter_mut()
+            .filter(|t| t.signal.signal_type == crate::strategy::fsm::TIMEOUT_SIGNAL)
+            .filter_map(|t| t.signal.data.get_mut("state"))
+            .collect();
+        apply_migration::<S>(
+            definition,
+            migration,
+            &mut checkpoint.agent,
+            &mut timer_states,
+        )?;
+        Ok(Some(checkpoint))
+    }
+}
+
+/// The migration that makes `agent` (an agent's JSON) one of this build's definition of `S`:
+/// `None` when there is nothing to do (the same definition, a checkpoint without one, another
+/// agent type, or a hand-written `S`), an error when the definition is unknown.
+pub(crate) fn migration_for<S: AgentSpec>(
+    agent: &Value,
+) -> Result<Option<(&'static Definition, &'static Migration)>, CheckpointError> {
+    let Some(definition) = S::DEFINITION else {
+        return Ok(None);
+    };
+    if agent.get("agent").and_then(Value::as_str) != Some(S::NAME) {
+        return Ok(None);
+    }
+    let found = match agent.get("definition").and_then(Value::as_str) {
+        Some(found) if found != definition.fingerprint => found,
+        _ => return Ok(None),
+    };
+    match definition.migration(found) {
+        Some(migration) => Ok(Some((definition, migration))),
+        None => Err(CheckpointError::UnknownDefinition {
+            agent: S::NAME.to_string(),
+            found: crate::quote::clip(found.to_string()),
+            expected: definition.fingerprint.to_string(),
+        }),
+    }
+}
+
+/// Applies `migration` to `agent` and stamps it with this build's fingerprint.
+pub(crate) fn apply_migration<S: AgentSpec>(
+    definition: &Definition,
+    migration: &Migration,
+    agent: &mut Value,
+    timer_states: &mut [&mut Value],
+) -> Result<(), CheckpointError> {
+    migration
+        .apply(agent, timer_states)
+        .map_err(|detail| CheckpointError::Incompatible {
+            detail: format!(
+                "the migration of agent `{}` from definition `{}` failed: {detail}",
+                S::NAME,
+                migration.from
+            ),
+        })?;
+    if let Some(agent) = agent.as_object_mut() {
+        agent.insert(
+            "definition".to_string(),
+            Value::String(definition.fingerprint.to_string()),
+        );
+    }
+    Ok(())
 }

@@ -18,6 +18,8 @@ pub use checkpoint::{
 pub use embedded::RedbStore;
 pub use memory::MemoryStore;
 
+pub(crate) use checkpoint::{apply_migration, migration_for};
+
 use std::fmt;
 use std::sync::Arc;
 

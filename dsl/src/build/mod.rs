@@ -15,9 +15,12 @@
 //! error the rustc-style rendering goes to stderr, once, and `compile` returns `Err`, whose
 //! `Debug` (what a `main` returning it prints) is a one-line summary.
 
+mod lock;
+pub mod macro_lock;
 mod pipeline;
 
-pub use pipeline::{Compiled, check_source, compile_source, pretty};
+pub use lock::Lock;
+pub use pipeline::{Compiled, check_source, compile_source, compile_source_locked, pretty};
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -31,6 +34,7 @@ pub struct Builder {
     out_dir: Option<PathBuf>,
     runtime: Option<String>,
     quiet: bool,
+    lock_file: Option<PathBuf>,
 }
 
 /// Why [`Builder::compile`] failed.
@@ -122,6 +126,16 @@ impl Builder {
         self
     }
 
+    /// Keeps the lock file at `path` (relative paths are from the crate's directory): the
+    /// definitions of the agents whose checkpoints the crate must keep reading. The build reads
+    /// it, fails with E0113 at the changed token when a definition change strands the recorded
+    /// checkpoints and the agent declares no `migrate` from the recorded fingerprint, and writes
+    /// it back after a successful build. Commit it.
+    pub fn lock_file(&mut self, path: impl Into<PathBuf>) -> &mut Self {
+        self.lock_file = Some(path.into());
+        self
+    }
+
     /// Prints no `cargo::` directives and no rendering (for tests and tools).
     pub fn quiet(&mut self, quiet: bool) -> &mut Self {
         self.quiet = quiet;
@@ -149,6 +163,17 @@ impl Builder {
             None => None,
         };
 
+        let lock_path =
+            self.lock_file
+                .as_ref()
+                .map(|path| match std::env::var_os("CARGO_MANIFEST_DIR") {
+                    Some(dir) if path.is_relative() => PathBuf::from(dir).join(path),
+                    _ => path.clone(),
+                });
+        let mut lock = match &lock_path {
+            Some(path) => Some(read_lock(path)?),
+            None => None,
+        };
         let mut sources = Sources::new();
         let mut outputs: Vec<(PathBuf, PathBuf, String)> = Vec::new();
         let mut diagnostics: Vec<Diagnostic> = Vec::new();
@@ -172,7 +197,13 @@ impl Builder {
             }
             let display = path.display().to_string();
             let file = sources.add(display.clone(), text);
-            match compile_source(file, sources.source(file), runtime.as_ref()) {
+            let compiled = match &mut lock {
+                Some(lock) => {
+                    compile_source_locked(file, sources.source(file), runtime.as_ref(), lock)
+                }
+                None => compile_source(file, sources.source(file), runtime.as_ref()),
+            };
+            match compiled {
                 Ok(compiled) => {
                     diagnostics.extend(compiled.warnings);
                     outputs.push((path.to_path_buf(), target, pretty(&compiled.code, &display)));
@@ -201,6 +232,15 @@ impl Builder {
             path: out_dir.clone(),
             error,
         })?;
+        if let (Some(path), Some(lock)) = (&lock_path, &lock) {
+            let text = lock.render();
+            if std::fs::read_to_string(path).ok().as_deref() != Some(text.as_str()) {
+                std::fs::write(path, text).map_err(|error| BuildError::Io {
+                    path: path.clone(),
+                    error,
+                })?;
+            }
+        }
         let mut written = Vec::new();
         for (_, target, content) in outputs {
             // Rewriting an unchanged file would touch its mtime and rebuild the crate for nothing.
@@ -233,4 +273,25 @@ pub fn cargo_directives(sources: &Sources, diagnostics: &[Diagnostic]) -> Vec<St
             format!("cargo::{directive}={at}{directive}[{}]: {message}", d.code)
         })
         .collect()
+}
+
+/// The lock file at `path`, empty when there is none yet.
+fn read_lock(path: &Path) -> Result<Lock, BuildError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Lock::default()),
+        Err(error) => {
+            return Err(BuildError::Io {
+                path: path.to_path_buf(),
+                error,
+            });
+        }
+    };
+    Lock::parse(&text).map_err(|message| BuildError::Io {
+        path: path.to_path_buf(),
+        error: std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("not a lock file: {message}; delete it to start a new one"),
+        ),
+    })
 }

@@ -47,15 +47,37 @@ pub fn compile_source(
     source: &str,
     runtime: Option<&syn::Path>,
 ) -> Result<Compiled, Vec<Diagnostic>> {
-    crate::stack::with_stack(|| compile_here(file, source, runtime))
+    crate::stack::with_stack(|| compile_here(file, source, runtime, None))
+}
+
+/// [`compile_source`], checking every agent against the lock file and recording it there
+/// ([`super::lock`]).
+pub fn compile_source_locked(
+    file: FileId,
+    source: &str,
+    runtime: Option<&syn::Path>,
+    lock: &mut super::lock::Lock,
+) -> Result<Compiled, Vec<Diagnostic>> {
+    crate::stack::with_stack(|| compile_here(file, source, runtime, Some(lock)))
 }
 
 fn compile_here(
     file: FileId,
     source: &str,
     runtime: Option<&syn::Path>,
+    lock: Option<&mut super::lock::Lock>,
 ) -> Result<Compiled, Vec<Diagnostic>> {
     let (mut def, warnings) = check_here(file, source)?;
+    if let Some(lock) = lock {
+        let stranded: Vec<Diagnostic> = def
+            .agents
+            .iter_mut()
+            .flat_map(|agent| lock.check(agent))
+            .collect();
+        if !stranded.is_empty() {
+            return Err(stranded);
+        }
+    }
     if let Some(path) = runtime {
         for agent in &mut def.agents {
             if !agent.runtime.is_set() {
@@ -65,6 +87,12 @@ fn compile_here(
     }
     let names = emit::rust_names::collect(file.0, &def.agents, &def.behaviors);
     let mut code = emit::rust_names::uses(&names, source);
+    if let Some(agent) = def.agents.first() {
+        let krate = emit::runtime(&agent.runtime);
+        code.extend(emit::rust_names::action_checks(
+            file.0, &names, source, &krate,
+        ));
+    }
     code.extend(emit::rust_names::default_checks(&def.agents, source));
     code.extend(emit::rust_names::with_aliases(&names, source, || {
         emit::file(&def.agents, &def.behaviors)
@@ -244,6 +272,16 @@ mod tests {
                 && l.ends_with("// agents/thermostat.agent:4:9: field `since` has no default, so its type's `Default`")),
             "{text}"
         );
+        // A single action name also gets a fallback, so a function without `#[action]` is one
+        // error whose message names the file; a path (`billing::stop_heating`) and a guard
+        // (a plain function) do not.
+        assert!(text.contains("use __agent_fallback_0::*;"), "{text}");
+        assert!(
+            text.contains("\"agents/thermostat.agent:8:48: `start_heatin` is not an action\""),
+            "{text}"
+        );
+        assert!(!text.contains("`too_cold` is not an action"), "{text}");
+        assert!(!text.contains("`stop_heating` is not an action"), "{text}");
         // The generated code names them only through their aliases.
         assert!(!text.contains("of::<start_heatin>"), "{text}");
         assert!(text.contains("of::<__agent_rs_0_1>"), "{text}");

@@ -26,6 +26,7 @@ pub fn check_agent_with(cx: &Ctxt, agent: &AgentDef, behaviors: &super::tree::Be
     check_once(cx, &agent.runtime, "crate");
     check_once(cx, &agent.plugins, "plugins");
     check_once(cx, &agent.default_plugins, "default_plugins");
+    check_once(cx, &agent.lock, "lock");
     super::plugins::check_plugins(cx, agent);
 
     for (action, first) in repeats(&agent.actions, |a| a.name.value.as_str()) {
@@ -84,6 +85,7 @@ pub fn check_agent_with(cx: &Ctxt, agent: &AgentDef, behaviors: &super::tree::Be
         })
         .map(|a| a.name.value.as_str())
         .collect();
+    super::migration::check_migrations(cx, agent);
     let targets = Targets::new(&agent.name.value, actions, events);
     check_routes(cx, &agent.routes, &targets);
 }

@@ -63,6 +63,16 @@ codes! {
     DEFAULT_TYPE = "E0109", "default value does not fit the field's type";
     /// `#[agent]` on something other than a plain struct.
     UNSUPPORTED_ITEM = "E0110", "unsupported item";
+    /// `migrate "x"` where `x` is not 16 hexadecimal digits.
+    MIGRATION_FROM = "E0111", "migration from a malformed fingerprint";
+    /// A migration renaming to (or filling) a state or field this definition does not have.
+    MIGRATION_UNKNOWN = "E0112", "migration names an unknown state or field";
+    /// A definition change that strands the checkpoints its lock file records, without a
+    /// migration.
+    DEFINITION_STRANDS = "E0113", "definition change strands existing checkpoints";
+    /// `#[agent(lock = "...")]` names a lock file that is missing, unreadable or without the
+    /// agent.
+    LOCK_FILE = "E0114", "lock file missing or unreadable";
 
     /// A route pattern with an empty or invalid segment.
     ROUTE_PATTERN = "E0201", "malformed route pattern";
@@ -182,6 +192,9 @@ codes! {
     ACTION_EXEC_SYNC = "E0604", "execution options on a synchronous action";
     /// `#[action]` on something that is not a function.
     ACTION_ITEM = "E0605", "`#[action]` on a non-function";
+    /// A macro naming, as an action, a function without `#[action]` (rustc reports it, with
+    /// this code in its note).
+    ACTION_ATTRIBUTE = "E0606", "function used as an action without `#[action]`";
 
     /// A plugin name that is not built in.
     UNKNOWN_PLUGIN = "E0701", "unknown plugin";

@@ -13,6 +13,7 @@ pub mod explain;
 mod file;
 pub mod fsm;
 mod interrupt;
+mod migration;
 mod names;
 mod plugins;
 pub mod quote;

@@ -159,24 +159,35 @@ fn exec_const(def: &ActionDef, krate: &TokenStream) -> TokenStream {
 pub fn action_fallback(def: &ActionDef) -> TokenStream {
     let krate = runtime(&def.runtime);
     let function = ident(&def.name.value, def.name.span);
-    let name = &def.name.value;
     let vis = &def.vis;
+    let impls = fallback_impls(&quote!(#function), &def.name.value, &krate);
     quote! {
         #[allow(non_camel_case_types)]
         #vis struct #function {}
-        impl<__S: 'static> #krate::Action<__S> for #function {
+        #impls
+    }
+}
+
+/// The impls that make `ty` an action of every agent that never runs (the build has already
+/// failed), hidden from rustc's "implemented for" lists of other errors.
+pub(super) fn fallback_impls(ty: &TokenStream, name: &str, krate: &TokenStream) -> TokenStream {
+    quote! {
+        #[diagnostic::do_not_recommend]
+        impl<__S: 'static> #krate::Action<__S> for #ty {
             type Params = #krate::NoParams;
             const NAME: &'static str = #name;
             const DESCRIPTION: &'static str = "";
             const ENTRY: #krate::ActionEntry<__S> = #krate::ActionEntry::sync::<Self>();
         }
         // Open parameters: trees naming it report nothing more.
-        impl #krate::__private::ParamsOf for #function {
+        #[diagnostic::do_not_recommend]
+        impl #krate::__private::ParamsOf for #ty {
             type Params = #krate::__private::serde_json::Value;
         }
-        impl<__S: 'static> #krate::SyncAction<__S> for #function {
+        #[diagnostic::do_not_recommend]
+        impl<__S: 'static> #krate::SyncAction<__S> for #ty {
             fn run(_: &mut __S, _: #krate::NoParams) -> ::core::result::Result<#krate::Outcome, #krate::ActionError> {
-                ::core::unreachable!("`#[action]` reported an error for this function")
+                ::core::unreachable!("the build reported an error for this action")
             }
         }
     }

@@ -103,6 +103,7 @@ pub(crate) fn agent_in(def: &AgentDef, by_name: &HashMap<&str, &BehaviorDef>) ->
     });
 
     let plugins = super::plugins::plugins_fn(def, &krate);
+    let definition = super::definition::definition(def, &krate, &def.accepted_definitions);
 
     quote! {
         #strategy_items
@@ -113,6 +114,7 @@ pub(crate) fn agent_in(def: &AgentDef, by_name: &HashMap<&str, &BehaviorDef>) ->
             const NAME: &'static str = #name;
             const DESCRIPTION: &'static str = #description;
             #tick
+            #definition
             type Strategy = #strategy;
 
             fn actions() -> &'static [#krate::ActionEntry<Self>] {

@@ -739,6 +739,12 @@ pub fn fsm_fallback(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenS
     quote! {
         #[allow(dead_code)]
         pub enum #state_ty { #(#states),* }
+        // Code printing the diagrams reports nothing more.
+        #[allow(dead_code)]
+        impl #state_ty {
+            pub const DOT: &'static str = "";
+            pub const MERMAID: &'static str = "";
+        }
         #[allow(dead_code)]
         #[derive(Clone, Copy)]
         pub enum #event_ty { #(#events),* }

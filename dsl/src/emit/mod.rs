@@ -4,7 +4,9 @@
 mod action;
 mod agent;
 mod ai;
+pub mod definition;
 mod fsm;
+pub mod macro_names;
 pub mod params;
 mod plugins;
 pub mod rust_names;

@@ -6,7 +6,8 @@
 //! column (`use chargee as __agent_rs_0_0; // agents/order.agent:21:47: action `chargee``). Every
 //! use of the name in the generated code goes through the alias, so a missing name is one error,
 //! on that line, instead of one per use deep in generated impls with rustc's guesses about them.
-//! The macros' paths keep their own spans and are never aliased.
+//! The macros alias their single action names too ([`super::macro_names`]), at the names' own
+//! spans; their other paths are written as they are.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -23,6 +24,8 @@ thread_local! {
     static ALIASES: RefCell<HashMap<String, syn::Ident>> = RefCell::new(HashMap::new());
     /// The file's lines, while [`with_aliases`] runs: [`file_location`] places spans with them.
     static LINES: RefCell<Option<std::rc::Rc<LineIndex>>> = const { RefCell::new(None) };
+    /// Whether the aliases are a macro's ([`with_macro_aliases`]), placed at the names' spans.
+    static RESPAN: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// Stands for the `.agent` file's path in generated strings; [`crate::build`] replaces it when
@@ -45,6 +48,11 @@ pub struct RustName {
 /// Every Rust name `agents` and `behaviors` use, once each, in order of first use. `file` makes
 /// the aliases of two files included in one module distinct.
 pub fn collect(file: u32, agents: &[AgentDef], behaviors: &[BehaviorDef]) -> Vec<RustName> {
+    collect_in(file, agents, behaviors.iter().map(|b| &b.root).collect())
+}
+
+/// [`collect`] over `agents` and the trees `roots`.
+pub fn collect_in(file: u32, agents: &[AgentDef], roots: Vec<&NodeDef>) -> Vec<RustName> {
     let mut names: Vec<RustName> = Vec::new();
     let mut seen: HashMap<String, ()> = HashMap::new();
     let mut add = |path: &Spanned<syn::Path>, role: &'static str| {
@@ -59,7 +67,7 @@ pub fn collect(file: u32, agents: &[AgentDef], behaviors: &[BehaviorDef]) -> Vec
             });
         }
     };
-    let mut trees: Vec<&NodeDef> = behaviors.iter().map(|b| &b.root).collect();
+    let mut trees = roots;
     for agent in agents {
         for action in &agent.actions {
             add(&action.path, "action");
@@ -131,6 +139,52 @@ pub fn uses(names: &[RustName], source: &str) -> TokenStream {
     quote!(#(#items)*)
 }
 
+/// For each single action name (actions, hooks, tools) of a file: a fallback under its alias,
+/// glob-imported beside the `use` of [`uses`], and a check that rejects the fallback, so a plain
+/// function without `#[action]` is one error whose message starts with the `.agent` file's
+/// place (see [`super::macro_names`], which the macros use the same way).
+pub fn action_checks(
+    file: u32,
+    names: &[RustName],
+    source: &str,
+    krate: &TokenStream,
+) -> TokenStream {
+    let lines = LineIndex::new(source);
+    let module = format_ident!("__agent_fallback_{}", file);
+    let single: Vec<&RustName> = names
+        .iter()
+        .filter(|n| {
+            matches!(n.role, "action" | "hook" | "tool")
+                && n.path.leading_colon.is_none()
+                && n.path.segments.len() == 1
+                && n.path.segments[0].arguments.is_none()
+        })
+        .collect();
+    if single.is_empty() {
+        return TokenStream::new();
+    }
+    let items = single
+        .iter()
+        .map(|n| super::macro_names::fallback_items(&n.alias));
+    let checks = single.iter().map(|n| {
+        let (line, column) = lines.line_column(n.span);
+        let location = format!("{ORIGIN}:{line}:{column}: ");
+        let text = syn::ext::IdentExt::unraw(&n.path.segments[0].ident).to_string();
+        let span = proc_macro2::Span::call_site();
+        super::macro_names::check(&text, &location, span, &module, &n.alias, krate)
+    });
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_camel_case_types, non_snake_case, non_upper_case_globals, dead_code)]
+        mod #module {
+            #(#items)*
+        }
+        #[allow(unused_imports)]
+        use #module::*;
+        #(#checks)*
+    }
+}
+
 /// One check per state field declared without a default, before the state struct: the field's
 /// type must be `Default`, and a type that is not is reported on a line naming the field's place
 /// in the file (the same marker as [`uses`]) rather than only inside the generated `Default` impl.
@@ -178,6 +232,17 @@ pub fn with_aliases<R>(names: &[RustName], source: &str, f: impl FnOnce() -> R) 
     result
 }
 
+/// Runs `f` (the generator of a macro) with the single names `aliases` maps aliased:
+/// [`rust_path`] answers each alias at the span of the name it stands for.
+pub fn with_macro_aliases<R>(aliases: HashMap<String, syn::Ident>, f: impl FnOnce() -> R) -> R {
+    let previous = ALIASES.with(|a| std::mem::replace(&mut *a.borrow_mut(), aliases));
+    let previous_respan = RESPAN.replace(true);
+    let result = f();
+    ALIASES.with(|a| *a.borrow_mut() = previous);
+    RESPAN.set(previous_respan);
+    result
+}
+
 /// `"<file>:LINE:COL: "` for a span of the `.agent` file being generated ([`ORIGIN`] standing
 /// for its path), to start a message rustc shows from generated code; empty for macros, whose
 /// spans place their errors themselves.
@@ -203,6 +268,15 @@ pub fn rust_path(path: &syn::Path) -> TokenStream {
         }
     });
     match alias {
+        // A macro's alias stands where its name was written, so rustc reports it there.
+        Some(mut alias) if RESPAN.get() => {
+            alias.set_span(
+                path.segments
+                    .first()
+                    .map_or(alias.span(), |s| s.ident.span()),
+            );
+            quote!(#alias)
+        }
         Some(alias) => quote!(#alias),
         None => quote!(#path),
     }

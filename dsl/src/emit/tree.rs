@@ -260,10 +260,18 @@ fn behavior_item(cx: &Cx<'_>, behavior: &BehaviorDef) -> TokenStream {
     );
     let dot = crate::graph::tree::dot_in(text, &behavior.root, &cx.behaviors);
     let mermaid = crate::graph::tree::mermaid_in(&behavior.root, &cx.behaviors);
+    // The type is `pub` in a private module and imported with the behaviour's visibility: a
+    // `pub` agent running a private behaviour names it in its public `TreeAgent` impl, which
+    // rustc accepts for a `pub` type (E0446 otherwise), and the behaviour is still private.
+    let module = quote::format_ident!("__stratagem_behavior_{}", text);
     quote! {
-        #[doc = #doc]
-        #[derive(Debug, Clone, Copy, Default)]
-        #vis struct #name;
+        mod #module {
+            #[doc = #doc]
+            #[derive(Debug, Clone, Copy, Default)]
+            pub struct #name;
+        }
+        #[allow(unused_imports)]
+        #vis use #module::#name;
 
         impl #rt::Behavior<#state> for #name {
             type Nodes = #nodes;

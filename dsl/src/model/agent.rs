@@ -30,6 +30,18 @@ pub struct AgentDef {
     pub plugins: Setting<Vec<super::plugin::PluginDef>>,
     /// `default_plugins = false`: an AI agent without ModelRouting and Policy by default.
     pub default_plugins: Setting<bool>,
+    /// The state struct's fields and their types, in declaration order: what its checkpoints
+    /// hold (the definition fingerprint reads them). Both front-ends fill it: a macro from the
+    /// struct it is on, a file from its `state` block.
+    pub schema: Vec<(Name, Spanned<syn::Type>)>,
+    /// `migrate "<fingerprint>" { ... }`: migrations from older definitions.
+    pub migrations: Vec<super::migration::MigrationDef>,
+    /// Older fingerprints whose checkpoints still fit this definition unchanged, as the
+    /// build's lock file records them (set by `Builder`, never by a front-end).
+    pub accepted_definitions: Vec<String>,
+    /// `lock = "agents.lock"` (macro front-end): the lock file to check the definition against,
+    /// relative to the file the agent is in.
+    pub lock: Setting<String>,
 }
 
 impl AgentDef {
@@ -46,6 +58,10 @@ impl AgentDef {
             runtime: Setting::default(),
             plugins: Setting::default(),
             default_plugins: Setting::default(),
+            schema: Vec::new(),
+            migrations: Vec::new(),
+            accepted_definitions: Vec::new(),
+            lock: Setting::default(),
         }
     }
 

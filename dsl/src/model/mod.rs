@@ -10,6 +10,7 @@ mod chart;
 mod fsm;
 pub mod ident;
 mod literal;
+mod migration;
 mod plugin;
 mod reasoning;
 mod route;
@@ -26,6 +27,7 @@ pub use fsm::{
     TerminalDef, TerminalKind, Trigger, event_variant,
 };
 pub use literal::{DurationMs, Literal, separated_unit, unit_of_word};
+pub use migration::{MigrationDef, Rename};
 pub use plugin::{
     BUILTIN_PLUGINS, BuiltinPlugin, DEFAULT_AI_PLUGINS, PluginDef, PluginOption, PluginOptionSpec,
     PluginOptionType, builtin_plugin,

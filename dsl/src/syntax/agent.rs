@@ -7,8 +7,8 @@ use super::routes::routes;
 use super::{Rule, children, span};
 use crate::check::Ctxt;
 use crate::model::{
-    ActionRef, AgentDef, Field, FileId, PluginDef, PluginOption, Span, Spanned, StateDef,
-    StrategyDef,
+    ActionRef, AgentDef, Field, FileId, MigrationDef, PluginDef, PluginOption, Rename, Span,
+    Spanned, StateDef, StrategyDef,
 };
 
 /// Lowers an `agent` pair. Parts may come in any order; repeated once-only parts are recorded
@@ -33,7 +33,11 @@ pub fn agent(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> AgentDef {
                 let StateDef::Fields(fields) = &mut def.state else {
                     unreachable!("file agents declare their fields")
                 };
-                fields.extend(children(part).filter_map(|f| field(cx, file, f)));
+                let declared: Vec<Field> =
+                    children(part).filter_map(|f| field(cx, file, f)).collect();
+                def.schema
+                    .extend(declared.iter().map(|f| (f.name.clone(), f.ty.clone())));
+                fields.extend(declared);
             }
             Rule::actions => {
                 for p in children(part) {
@@ -51,6 +55,11 @@ pub fn agent(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> AgentDef {
             Rule::plugins => {
                 let plugins = children(part).filter_map(|p| plugin(cx, file, p)).collect();
                 def.plugins.set(plugins, at);
+            }
+            Rule::migrate => {
+                if let Some(migration) = migration(cx, file, part) {
+                    def.migrations.push(migration);
+                }
             }
             Rule::default_plugins => {
                 if let Some(value) = children(part).next() {
@@ -131,4 +140,43 @@ fn head_span(file: FileId, part: &Pair<'_, Rule>) -> Option<Span> {
         start,
         end: kind.as_span().end(),
     })
+}
+
+/// `migrate "<fingerprint>" { ... }`.
+fn migration(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> Option<MigrationDef> {
+    let keyword = pair
+        .clone()
+        .into_inner()
+        .next()
+        .map_or_else(|| span(file, &pair), |k| span(file, &k));
+    let mut parts = children(pair);
+    let from = string(cx, file, &parts.next()?);
+    let mut def = MigrationDef::new(from, keyword);
+    for part in parts {
+        let rule = part.as_rule();
+        let mut inner = children(part);
+        match rule {
+            Rule::migrate_state | Rule::migrate_field => {
+                let new = name(file, &inner.next()?);
+                let next = inner.next()?;
+                match next.as_rule() {
+                    Rule::ident => {
+                        let rename = Rename {
+                            new,
+                            old: name(file, &next),
+                        };
+                        if rule == Rule::migrate_state {
+                            def.states.push(rename);
+                        } else {
+                            def.fields.push(rename);
+                        }
+                    }
+                    _ => def.defaults.push((new, literal(cx, file, next)?)),
+                }
+            }
+            Rule::migrate_with => def.with = Some(path(file, &inner.next()?)?.0),
+            _ => {}
+        }
+    }
+    Some(def)
 }

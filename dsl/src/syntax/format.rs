@@ -64,6 +64,10 @@ impl Layout {
             | Rule::fsm_final
             | Rule::fsm_history
             | Rule::fsm_interrupt
+            | Rule::migrate
+            | Rule::migrate_state
+            | Rule::migrate_field
+            | Rule::migrate_with
             | Rule::ai_model
             | Rule::ai_system
             | Rule::ai_tools

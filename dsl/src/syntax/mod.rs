@@ -140,6 +140,10 @@ pub(crate) fn is_keyword(rule: Rule) -> bool {
             | Rule::kw_fsm
             | Rule::kw_initial
             | Rule::kw_interrupt
+            | Rule::kw_migrate
+            | Rule::kw_was
+            | Rule::kw_field
+            | Rule::kw_with
             | Rule::kw_ask
             | Rule::kw_terminal
             | Rule::kw_as

@@ -25,6 +25,8 @@ pub const OPTIONS: &[&str] = &[
     "tree",
     "plugins",
     "default_plugins",
+    "migrate",
+    "lock",
     // The AI strategies' options (`tokens/ai.rs`).
     "model",
     "system",
@@ -72,6 +74,15 @@ pub fn agent(attr: TokenStream, item: &syn::Item) -> syn::Result<AgentDef> {
     }
     let name = Spanned::new(item.ident.unraw().to_string(), item.ident.span());
     let mut def = AgentDef::new(name, StateDef::External);
+    def.schema = item
+        .fields
+        .iter()
+        .filter_map(|f| {
+            let ident = f.ident.as_ref()?;
+            let name = Spanned::new(ident.unraw().to_string(), ident.span());
+            Some((name, Spanned::new(f.ty.clone(), ident.span())))
+        })
+        .collect();
     let mut transitions = None;
     let mut tree = None;
     let mut ai = super::ai::AiOptions::default();
@@ -161,6 +172,15 @@ fn option(def: &mut AgentDef, key: &Name, input: ParseStream<'_>) -> syn::Result
         "plugins" => {
             let plugins = super::plugins::plugins(input)?;
             def.plugins.set(plugins, span);
+        }
+        "migrate" => {
+            let migration = super::migration::migration(key, input)?;
+            def.migrations.push(migration);
+        }
+        "lock" => {
+            input.parse::<Token![=]>()?;
+            let path: syn::LitStr = input.parse()?;
+            def.lock.set(path.value(), path.span());
         }
         "default_plugins" => {
             input.parse::<Token![=]>()?;

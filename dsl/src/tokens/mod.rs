@@ -7,6 +7,7 @@ mod agent;
 pub mod ai;
 pub mod common;
 mod fsm;
+mod migration;
 pub mod nesting;
 mod plugins;
 mod routes;

@@ -1,4 +1,6 @@
+use stratagem::bt::TreeRun;
 use stratagem::prelude::*;
+use std::time::Duration;
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 struct Sentry {
@@ -11,5 +13,6 @@ fn auto_close(sentry: &mut Sentry) {
 }
 
 fn main() {
-    let _tree = bt! { action auto_close };
+    let tree = bt! { action auto_close };
+    TreeRun::default().tick(&tree, &mut Sentry::default(), Duration::ZERO);
 }
