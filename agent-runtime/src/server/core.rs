@@ -473,11 +473,22 @@ impl Core {
             signal_id = %signal.id,
             traceparent = tracing::field::Empty,
         );
-        let _entered = span.enter();
-        self.trace_context = TraceContext::of(&signal);
-        if let Some(context) = &self.trace_context {
+        let incoming = TraceContext::of(&signal);
+        if let Some(context) = &incoming {
             span.record("traceparent", context.traceparent());
         }
+        // A signal from outside or a timer's is joined to its remote parent; an answer to this
+        // server's own work (a model's, a child's) already hangs under its local parent.
+        self.trace_context = match &self.options.trace_link {
+            Some(link) if matches!(origin, "signal" | "timer") => {
+                if let Some(context) = &incoming {
+                    link.continue_trace(&span, context);
+                }
+                link.outgoing(&span, incoming.as_ref())
+            }
+            _ => incoming,
+        };
+        let _entered = span.enter();
         let router = self.router.get();
         let scope = self.journal.as_mut().map(|journal| journal.begin());
         let directives = guarded(
