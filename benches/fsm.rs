@@ -21,12 +21,19 @@
 //! - `mixed`, `mixed_with_actions`: what a device sees: 1,024 events of which three in four are
 //!   refused in the state they arrive in (a fixed-seed stream); each result is looked at.
 //!
+//! - `statechart_mixed`: the same kind of stream for a 3-level statechart (`washer.rs`, shared
+//!   with `benches/statechart.rs`): ours through `agent.cmd`, a hand-written nested `match`
+//!   that tries the innermost state and falls back to each parent, statig's superstates.
+//!
 //! `cargo bench -p stratagem-benches --bench fsm`; the results and ratios are in BENCHMARKS.md.
 
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput};
 use stratagem::prelude::*;
+
+#[path = "washer.rs"]
+mod washer;
 
 /// The events, shared by every implementation (public: statig's generated code names it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,30 +97,7 @@ const ALL: [E; 8] = [
 /// is in when they arrive (drawn from a fixed-seed generator; the accepted ones walk the machine
 /// through every row). Returns the events and how many are refused.
 fn mixed_sequence() -> (Vec<E>, usize) {
-    let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-    let mut draw = |n: usize| {
-        // xorshift64*: deterministic, no dependency.
-        seed ^= seed >> 12;
-        seed ^= seed << 25;
-        seed ^= seed >> 27;
-        (seed.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) as usize % n
-    };
-    let mut state = hand::State::Empty;
-    let (mut events, mut refused) = (Vec::with_capacity(EVENTS), 0);
-    while events.len() < EVENTS {
-        let accept = draw(4) == 0;
-        let candidates: Vec<E> = ALL
-            .into_iter()
-            .filter(|&e| hand::next(state, e).is_some() == accept)
-            .collect();
-        let e = candidates[draw(candidates.len())];
-        match hand::next(state, e) {
-            Some(to) => state = to,
-            None => refused += 1,
-        }
-        events.push(e);
-    }
-    (events, refused)
+    stratagem_benches::device_stream(&ALL, hand::State::Empty, EVENTS, hand::next)
 }
 
 // ---- ours -----------------------------------------------------------------------------------
@@ -788,6 +772,53 @@ fn mixed(c: &mut Criterion) {
     group.finish();
 }
 
+/// The 3-level statechart's mixed stream (three in four events refused), through the typed
+/// API as a device loop drives it, next to a hand-written nested `match` and statig.
+fn statechart_mixed(c: &mut Criterion) {
+    use washer::{hand, ours, with_statig};
+    let (seq, refused) = washer::mixed_sequence();
+    assert!(refused * 10 >= seq.len() * 7, "at least 70% refused");
+    let mut group = c.benchmark_group("fsm/statechart_mixed");
+    group.throughput(Throughput::Elements(seq.len() as u64));
+
+    let events: Vec<ours::WasherEvent> = seq.iter().copied().map(ours::event).collect();
+    group.bench_function("stratagem", |b| {
+        let mut agent = ours::Washer::new();
+        agent.init();
+        black_box(&mut agent);
+        b.iter(|| {
+            for &e in &events {
+                black_box(agent.cmd(black_box(e)).is_ok());
+            }
+        });
+    });
+    group.bench_function("hand_written", |b| {
+        let mut state = hand::State::Off;
+        black_box(&mut state);
+        b.iter(|| {
+            for &e in &seq {
+                let next = hand::next(state, black_box(e), None);
+                if let Some(to) = next {
+                    state = to;
+                }
+                black_box(next.is_some());
+            }
+        });
+    });
+    group.bench_function("statig", |b| {
+        use statig::prelude::*;
+        let mut machine = with_statig::Washer::default().state_machine();
+        black_box(&mut machine);
+        b.iter(|| {
+            for e in &seq {
+                machine.handle(black_box(e));
+                black_box(machine.state());
+            }
+        });
+    });
+    group.finish();
+}
+
 fn main() {
     // Every implementation must agree on where the sequence leaves the machine and what it
     // counted, or the comparison means nothing.
@@ -796,10 +827,30 @@ fn main() {
     transitions(&mut criterion);
     with_actions(&mut criterion);
     mixed(&mut criterion);
+    statechart_mixed(&mut criterion);
     criterion.final_summary();
 }
 
 fn check_agreement() {
+    use statig::prelude::*;
+    let (mixed, _) = washer::mixed_sequence();
+    let mut agent = washer::ours::Washer::new();
+    let mut state = washer::hand::State::Off;
+    let mut machine = washer::with_statig::Washer::default().state_machine();
+    for &e in &mixed {
+        let accepted = agent.cmd(washer::ours::event(e)).is_ok();
+        let next = washer::hand::next(state, e, None);
+        assert_eq!(accepted, next.is_some());
+        state = next.unwrap_or(state);
+        machine.handle(&e);
+        let ours = agent.fsm_state().name();
+        assert_eq!(ours, washer::hand::leaf(state), "after {e:?}");
+        assert_eq!(
+            ours,
+            washer::with_statig::leaf(machine.state()),
+            "after {e:?}"
+        );
+    }
     let (mixed, _) = mixed_sequence();
     let mut agent = ours::CdCounting::new();
     let mut state = hand::State::Empty;

@@ -16,6 +16,11 @@ use stratagem::prelude::*;
 use stratagem::strategy::fsm::TIMEOUT_SIGNAL;
 use stratagem::{AgentError, FsmSpec};
 
+#[path = "support/verdicts.rs"]
+mod verdicts;
+
+use verdicts::{Verdict, action_name, verdict_of};
+
 macro_rules! machine {
     ($($body:tt)*) => {
         /// A washing machine.
@@ -125,20 +130,6 @@ fn run(name: &str, w: &mut Washer) -> Result<(), ()> {
             Ok(())
         }
     }
-}
-
-fn action_name(path: &syn::Path) -> String {
-    path.segments.last().unwrap().ident.to_string()
-}
-
-#[derive(Debug, Clone, PartialEq)]
-enum Verdict {
-    /// A row fired, arming these timers: (delay ms, state, generation).
-    Fired(Vec<(u128, String, u64)>),
-    Ignored,
-    Invalid,
-    Rejected,
-    Failed(String),
 }
 
 struct Reference {
@@ -380,35 +371,6 @@ impl Reference {
 }
 
 // ---- the generated machine, seen the same way ----------------------------------------------
-
-fn verdict_of(result: Result<Vec<Directive>, AgentError>) -> (Verdict, Vec<Signal>) {
-    match result {
-        Ok(directives) => {
-            let mut armed = Vec::new();
-            let mut signals = Vec::new();
-            for d in directives {
-                match d {
-                    Directive::Schedule { delay, signal } => {
-                        armed.push((
-                            delay.as_millis(),
-                            signal.data["state"].as_str().unwrap().to_string(),
-                            signal.data["generation"].as_u64().unwrap(),
-                        ));
-                        signals.push(signal);
-                    }
-                    other => panic!("unexpected directive {other:?}"),
-                }
-            }
-            (Verdict::Fired(armed), signals)
-        }
-        Err(AgentError::InvalidTransition { .. }) => (Verdict::Invalid, Vec::new()),
-        Err(AgentError::GuardRejected { .. }) => (Verdict::Rejected, Vec::new()),
-        Err(AgentError::Action { action, .. }) => {
-            (Verdict::Failed(action.into_owned()), Vec::new())
-        }
-        Err(other) => panic!("unexpected error {other:?}"),
-    }
-}
 
 #[derive(Debug, Clone)]
 enum Step {

@@ -19,6 +19,11 @@ use stratagem::prelude::*;
 use stratagem::strategy::fsm::TIMEOUT_SIGNAL;
 use stratagem::{AgentError, FsmSpec};
 
+#[path = "support/verdicts.rs"]
+mod verdicts;
+
+use verdicts::{Verdict, action_name, verdict_of};
+
 macro_rules! machine {
     ($($body:tt)*) => {
         /// A two-sided printer: `Left` and `Right` print side by side.
@@ -156,20 +161,6 @@ fn run(name: &str, d: &mut Duplex) -> Result<(), ()> {
             Ok(())
         }
     }
-}
-
-fn action_name(path: &syn::Path) -> String {
-    path.segments.last().unwrap().ident.to_string()
-}
-
-#[derive(Debug, Clone, PartialEq)]
-enum Verdict {
-    /// Rows fired, arming these timers: (delay ms, state, generation).
-    Fired(Vec<(u128, String, u64)>),
-    Ignored,
-    Invalid,
-    Rejected,
-    Failed(String),
 }
 
 /// The hierarchy, owned (states by index).
@@ -620,35 +611,6 @@ impl Reference {
 }
 
 // ---- the generated machine, seen the same way ----------------------------------------------
-
-fn verdict_of(result: Result<Vec<Directive>, AgentError>) -> (Verdict, Vec<Signal>) {
-    match result {
-        Ok(directives) => {
-            let mut armed = Vec::new();
-            let mut signals = Vec::new();
-            for d in directives {
-                match d {
-                    Directive::Schedule { delay, signal } => {
-                        armed.push((
-                            delay.as_millis(),
-                            signal.data["state"].as_str().unwrap().to_string(),
-                            signal.data["generation"].as_u64().unwrap(),
-                        ));
-                        signals.push(signal);
-                    }
-                    other => panic!("unexpected directive {other:?}"),
-                }
-            }
-            (Verdict::Fired(armed), signals)
-        }
-        Err(AgentError::InvalidTransition { .. }) => (Verdict::Invalid, Vec::new()),
-        Err(AgentError::GuardRejected { .. }) => (Verdict::Rejected, Vec::new()),
-        Err(AgentError::Action { action, .. }) => {
-            (Verdict::Failed(action.into_owned()), Vec::new())
-        }
-        Err(other) => panic!("unexpected error {other:?}"),
-    }
-}
 
 #[derive(Debug, Clone)]
 enum Step {

@@ -666,6 +666,10 @@ pub trait DynAgent: Send + Sync + fmt::Debug {
     fn progress(&self) -> crate::inspect::Progress {
         crate::inspect::Progress::Opaque
     }
+    /// See [`Strategy::watched`].
+    fn watched(&mut self, watched: bool) {
+        let _ = watched;
+    }
     /// Keywords its tools' schemas use that the argument validator does not enforce
     /// ([`Strategy::tool_schema_problems`]).
     fn tool_schema_problems(&self) -> Vec<String>;
@@ -740,6 +744,9 @@ impl<S: AgentSpec> DynAgent for Agent<S> {
     }
     fn progress(&self) -> crate::inspect::Progress {
         S::Strategy::progress(self)
+    }
+    fn watched(&mut self, watched: bool) {
+        S::Strategy::watched(self, watched)
     }
     fn tool_schema_problems(&self) -> Vec<String> {
         S::Strategy::tool_schema_problems()

@@ -17,6 +17,7 @@
 use serde::Serialize;
 
 use crate::ai::ChatMessage;
+use crate::bt::NodeTick;
 use crate::snapshot::Status;
 
 /// The part of an agent that does not change while it runs: what a diagram draws.
@@ -100,6 +101,10 @@ pub enum Progress {
         status: Option<Status>,
         /// How many ticks ran.
         ticks: u64,
+        /// Each node's last status and the tick it returned it on, by index into
+        /// [`Shape::Tree`]'s nodes (`None`: not ticked since the watching began). Recorded
+        /// only while the agent is watched; empty otherwise.
+        last: Vec<Option<NodeTick>>,
     },
     /// The current (or last) request of an AI agent.
     Conversation {

@@ -268,6 +268,34 @@ async fn call_mode_answers_with_the_outcome_and_a_token_is_required_when_set() {
     assert_eq!(outcome.id, "7/outcome");
     assert_eq!(outcome.data["emitted"][0]["type"], "order.recorded");
     assert_eq!(outcome.data["emitted"][0]["data"], json!({"order": 7}));
+    assert!(
+        !outcome.extensions.contains_key("traceparent"),
+        "{outcome:?}"
+    );
+
+    // A traced call (binary mode, as `curl -H 'ce-traceparent: ...'` sends it) is answered in
+    // its trace, and the emitted signals are listed as they went out, with its context.
+    let traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    let answer = client
+        .post(&url)
+        .bearer_auth("s3cret")
+        .header("ce-specversion", "1.0")
+        .header("ce-id", "8")
+        .header("ce-source", "/shop")
+        .header("ce-type", "order.placed")
+        .header("ce-traceparent", traceparent)
+        .header("ce-tracestate", "shop=eu")
+        .header("content-type", "application/json")
+        .body(r#"{"order":8}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 200);
+    let outcome = Signal::from_json(json_of(answer).await).unwrap();
+    assert_eq!(outcome.extensions["traceparent"], traceparent);
+    assert_eq!(outcome.extensions["tracestate"], "shop=eu");
+    assert_eq!(outcome.data["emitted"][0]["traceparent"], traceparent);
+    assert_eq!(outcome.data["emitted"][0]["tracestate"], "shop=eu");
     server.stop().await;
     agent.stop().await;
 }

@@ -39,17 +39,22 @@ fn int(span: &SpanData, key: &str) -> i64 {
     }
 }
 
-async fn exported() -> Vec<SpanData> {
+/// The spans `run` makes, exported through `tracing-opentelemetry` into the in-memory exporter.
+async fn export<T>(run: impl Future<Output = T>) -> (T, Vec<SpanData>) {
     let exporter = InMemorySpanExporter::default();
     let provider = SdkTracerProvider::builder()
         .with_simple_exporter(exporter.clone())
         .build();
     let layer = tracing_opentelemetry::layer().with_tracer(provider.tracer("stratagem-test"));
     let guard = tracing::subscriber::set_default(tracing_subscriber::registry().with(layer));
-    desk::ask_the_desk(Options::default()).await;
+    let out = run.await;
     drop(guard);
     provider.force_flush().unwrap();
-    exporter.get_finished_spans().unwrap()
+    (out, exporter.get_finished_spans().unwrap())
+}
+
+async fn exported() -> Vec<SpanData> {
+    export(desk::ask_the_desk(Options::default())).await.1
 }
 
 #[tokio::test]
@@ -124,4 +129,122 @@ async fn the_gen_ai_spans_reach_an_opentelemetry_exporter_with_their_names_and_a
         .expect("the sync tool's parent was exported");
     assert_eq!(step.name, "signal");
     assert_eq!(step.parent_span_id, agent.span_context.span_id());
+}
+
+/// Joins the server's spans to the W3C trace context signals carry, the OpenTelemetry way.
+struct OtelLink;
+
+impl stratagem::server::TraceLink for OtelLink {
+    fn continue_trace(&self, span: &tracing::Span, context: &stratagem::signal::TraceContext) {
+        use opentelemetry::propagation::TextMapPropagator as _;
+        use tracing_opentelemetry::OpenTelemetrySpanExt as _;
+        let mut carrier = std::collections::HashMap::new();
+        carrier.insert("traceparent".to_string(), context.traceparent().to_string());
+        if let Some(state) = context.tracestate() {
+            carrier.insert("tracestate".to_string(), state.to_string());
+        }
+        let parent =
+            opentelemetry_sdk::propagation::TraceContextPropagator::new().extract(&carrier);
+        span.set_parent(parent)
+            .expect("the span is not started yet");
+    }
+
+    fn outgoing(
+        &self,
+        span: &tracing::Span,
+        incoming: Option<&stratagem::signal::TraceContext>,
+    ) -> Option<stratagem::signal::TraceContext> {
+        use opentelemetry::propagation::TextMapPropagator as _;
+        use tracing_opentelemetry::OpenTelemetrySpanExt as _;
+        let mut carrier = std::collections::HashMap::new();
+        opentelemetry_sdk::propagation::TraceContextPropagator::new()
+            .inject_context(&span.context(), &mut carrier);
+        stratagem::signal::TraceContext::parse(
+            carrier.get("traceparent")?,
+            incoming.and_then(|c| c.tracestate()),
+        )
+    }
+}
+
+/// Passes an order on.
+#[agent(strategy = Direct, actions [pass], routes { "order.placed" => pass })]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Hop {}
+
+/// Emits the order, renamed.
+#[action]
+fn pass(_hop: &mut Hop, order: serde_json::Value) -> Outcome {
+    Outcome::new().emit(Signal::new("order.placed", order))
+}
+
+#[tokio::test]
+async fn with_a_trace_link_one_trace_spans_two_services() {
+    const TRACE_ID: &str = "0af7651916cd43dd8448eb211c80319c";
+    const REMOTE_PARENT: &str = "b7ad6b7169203331";
+    let ((hop, last), spans) = export(async {
+        let options = Options::default().trace_link(std::sync::Arc::new(OtelLink));
+        let first = AgentServer::start(Hop::new().with_id("first"), options.clone())
+            .await
+            .unwrap();
+        let second = AgentServer::start(Hop::new().with_id("second"), options)
+            .await
+            .unwrap();
+        let (mut from_first, mut from_second) = (first.subscribe(), second.subscribe());
+        let incoming = Signal::new("order.placed", json!({"order": 7}))
+            .with_extension(
+                "traceparent",
+                json!(format!("00-{TRACE_ID}-{REMOTE_PARENT}-01")),
+            )
+            .with_extension("tracestate", json!("shop=eu"));
+        first.call(incoming).await.unwrap();
+        // What a transport would carry to the next service.
+        let hop = from_first.recv().await.unwrap();
+        second.call(hop.clone()).await.unwrap();
+        let last = from_second.recv().await.unwrap();
+        first.stop().await;
+        second.stop().await;
+        (hop, last)
+    })
+    .await;
+
+    let steps: Vec<&SpanData> = spans.iter().filter(|s| s.name == "signal").collect();
+    assert_eq!(
+        steps.len(),
+        2,
+        "{:?}",
+        spans.iter().map(|s| &s.name).collect::<Vec<_>>()
+    );
+    let (first_step, second_step) = (steps[0], steps[1]);
+    for step in &steps {
+        assert_eq!(step.span_context.trace_id().to_string(), TRACE_ID);
+    }
+    assert_eq!(first_step.parent_span_id.to_string(), REMOTE_PARENT);
+    assert_eq!(
+        second_step.parent_span_id,
+        first_step.span_context.span_id()
+    );
+    // What each service emits names its own step as the parent, in the same trace.
+    let parent_of = |signal: &Signal| {
+        let traceparent = signal.extensions["traceparent"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let fields: Vec<String> = traceparent.split('-').map(str::to_string).collect();
+        (fields[1].clone(), fields[2].clone())
+    };
+    assert_eq!(
+        parent_of(&hop),
+        (
+            TRACE_ID.to_string(),
+            first_step.span_context.span_id().to_string()
+        )
+    );
+    assert_eq!(
+        parent_of(&last),
+        (
+            TRACE_ID.to_string(),
+            second_step.span_context.span_id().to_string()
+        )
+    );
+    assert_eq!(last.extensions["tracestate"], "shop=eu");
 }

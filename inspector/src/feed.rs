@@ -96,8 +96,10 @@ impl Feed {
         (0..self.agents.len())
             .map(|index| {
                 let feed = self.clone();
-                // Subscribe before returning, so no step after `serve` is missed.
-                let steps = feed.agents[index].handle.watch();
+                // Subscribe before returning, so no step after `serve` is missed. Coalesced:
+                // the agent holds steps back while this task has not read the last one, so a
+                // flood costs it a count per step (the pace below is for the page).
+                let steps = feed.agents[index].handle.watch_coalesced();
                 tokio::spawn(async move { feed.follow(index, steps).await }).abort_handle()
             })
             .collect()
@@ -162,12 +164,16 @@ impl Feed {
         );
     }
 
-    /// Shows a step now if the pace allows, else holds it back in place of the one held.
+    /// Shows a step now if the pace allows, else holds it back in place of the one held. The
+    /// count held with a step is of the steps before it the page was not shown, including
+    /// those the agent coalesced ([`Observation::skipped`]).
     fn offer(&self, index: usize, paced: &mut Paced, observation: Arc<Observation>) {
         if paced.held.is_none() && paced.pace.take() {
-            self.publish(index, self.step(index, &observation, 0));
+            let skipped = observation.skipped;
+            self.publish(index, self.step(index, &observation, skipped));
         } else {
-            let skipped = paced.held.take().map_or(0, |(_, n)| n + 1);
+            let before = paced.held.take().map_or(0, |(_, n)| n + 1);
+            let skipped = before + observation.skipped;
             paced.held = Some((observation, skipped));
         }
     }
@@ -191,8 +197,11 @@ impl Feed {
         let mut value = self.truncation.apply(&value);
         value["event"] = "step".into();
         value["agent"] = index.into();
+        // The total, past the agent's coalescing and this pace; absent when nothing was.
         if skipped > 0 {
             value["skipped"] = skipped.into();
+        } else if let Some(fields) = value.as_object_mut() {
+            fields.remove("skipped");
         }
         value
     }

@@ -88,7 +88,10 @@ impl Inspector {
     /// is shown the latest at this pace, its `skipped` field counting the steps before it that
     /// were not shown (their signals and errors are not in the page's log). The agent's last
     /// step is always shown. Watching costs the agent little whatever its pace: the steps held
-    /// back are never serialized.
+    /// back are never serialized, and while the inspector has not read the agent's last step
+    /// the agent itself only counts the next ones
+    /// ([`AgentRef::watch_coalesced`](agent_runtime::server::AgentRef::watch_coalesced)), so
+    /// `skipped` can count steps at any pace.
     #[must_use]
     pub fn steps_per_second(mut self, steps: u32) -> Self {
         self.steps_per_second = steps;

@@ -37,7 +37,7 @@
 //! | `GET /api/agents` | every agent: index, name, id, status, whether it stopped |
 //! | `GET /api/agents/{n}` | agent `n`: its snapshot, [`Shape`](agent_runtime::inspect::Shape) and [`Progress`](agent_runtime::inspect::Progress) |
 //! | `GET /api/agents/{n}/events` | agent `n`'s recent steps, oldest first |
-//! | `GET /api/stream` | every step of every agent as Server-Sent Events (`step`, `lagged`, `stopped`); past [`Inspector::steps_per_second`], a `step` stands for `skipped` steps before it |
+//! | `GET /api/stream` | every step of every agent as Server-Sent Events (`step`, `lagged`, `stopped`); a `step` may stand for `skipped` steps before it that were not shown (past [`Inspector::steps_per_second`], or coalesced by a busy agent) |
 //! | `POST /api/agents/{n}/signals` | `{"type": .., "data": ..}` sent to agent `n` (only with [`Inspector::allow_signals`]) |
 
 #![forbid(unsafe_code)]

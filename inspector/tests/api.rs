@@ -168,6 +168,64 @@ async fn the_api_lists_draws_and_streams_the_agents() {
     .await;
     let running = tick["progress"]["running"].as_array().unwrap();
     assert!(!running.is_empty() && running[0] == 0, "{tick}");
+    // Each node's last status, by the same index: once the battery runs low its check fails,
+    // while the moves before it succeeded.
+    let with_status = |step: &Value, wanted: &str| -> Vec<String> {
+        step["progress"]["last"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .enumerate()
+            .filter(|(_, node)| node["status"] == wanted)
+            .map(|(index, _)| labels[index].clone())
+            .collect()
+    };
+    let has_failed = |step: &Value| step["progress"]["last"].to_string().contains("\"failure\"");
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    let low = loop {
+        let (_, events) = get(&format!("{base}/api/agents/1/events")).await;
+        if let Some(step) = events["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| has_failed(e))
+        {
+            break step.clone();
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no node failed: {events}"
+        );
+        // The check fails once a round, when the battery runs low; start another round when
+        // the patrol is over.
+        if cafe.rover.snapshot().await.unwrap().done() {
+            cafe.rover
+                .cast(Signal::new(stratagem::strategy::RESTART_SIGNAL, json!({})))
+                .unwrap();
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(
+        with_status(&low, "failure"),
+        ["condition battery_ok"],
+        "{low}"
+    );
+    let succeeded = with_status(&low, "success");
+    assert!(
+        succeeded
+            .iter()
+            .any(|label| label.starts_with("action move_to")),
+        "{succeeded:?}"
+    );
+    let ticks = low["progress"]["ticks"].as_u64().unwrap();
+    assert!(
+        low["progress"]["last"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|node| node.is_null() || node["tick"].as_u64().unwrap() <= ticks),
+        "{low}"
+    );
 
     // The helpdesk's conversation grows step by step.
     cafe.helpdesk

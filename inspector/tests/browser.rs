@@ -1,6 +1,7 @@
 //! The inspector in a real browser: headless Chromium, driven over WebDriver (`chromedriver`),
 //! opens the page of the café in `examples/inspect`, and the test waits until the FSM view
-//! shows a transition, the tree view a running node and the conversation a tool observation.
+//! shows a transition, the tree view a running node and nodes coloured by their last status
+//! (a failure and a success), and the conversation a tool observation.
 //! Screenshots of each view go to `target/inspector/`.
 //!
 //! Needs the Debian packages `chromium` and `chromium-driver` (`.ci/run` installs them);
@@ -193,6 +194,29 @@ async fn the_page_shows_transitions_running_nodes_and_reasoning_live() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     wait_for(&client, ".tree .node.running text").await;
+    // Each node coloured by its last status: the battery check fails when the battery runs
+    // low (once a round), while other nodes succeeded.
+    let coloured = [
+        Locator::Css(".tree .node.failure[data-status='failure']"),
+        Locator::Css(".tree .node.success[data-status='success']"),
+    ];
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    loop {
+        let failure = client.find(coloured[0]).await.is_ok();
+        if failure && client.find(coloured[1]).await.is_ok() {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the tree view never showed a failed node beside a successful one"
+        );
+        if cafe.rover.snapshot().await.unwrap().done() {
+            cafe.rover
+                .cast(Signal::new(RESTART_SIGNAL, json!({})))
+                .unwrap();
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     screenshot(&client, "tree.png").await;
 
     // The helpdesk reasons, calls tools and answers.

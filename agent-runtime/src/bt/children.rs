@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Ctx, Node, NodeState, Status, Visit, halt_running, tick_node};
+use super::{Ctx, Node, NodeState, Status, Visit, halt_running, tick_child};
 
 /// One child's progress plus, for `parallel`, how it completed in the current activation.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -24,16 +24,21 @@ pub trait Children<S> {
     type State: NodeState;
     /// How many children there are.
     const LEN: usize;
+    /// How many nodes the children and their descendants are ([`Node::SIZE`] summed).
+    const SIZE: usize;
 
-    /// Ticks child `i`.
-    fn tick(&self, i: usize, state: &mut Self::State, ctx: &mut Ctx<'_, S>) -> Status;
+    /// Ticks child `i`. `at` is the visiting-order offset of the list's first child from the
+    /// parent (1 when the parent calls; lists inside lists add what precedes them), so each
+    /// child's status can be recorded under its index.
+    fn tick(&self, i: usize, at: usize, state: &mut Self::State, ctx: &mut Ctx<'_, S>) -> Status;
 
     /// Ticks children from `start` on, in order, while they return `go_on`; returns the index
     /// and status of the first that did not, or `None` when all did. One pass down the list,
-    /// however many children run.
+    /// however many children run. `at` is as for [`tick`](Children::tick).
     fn tick_while(
         &self,
         start: usize,
+        at: usize,
         go_on: Status,
         state: &mut Self::State,
         ctx: &mut Ctx<'_, S>,
@@ -61,13 +66,15 @@ pub trait Children<S> {
 impl<S> Children<S> for () {
     type State = ();
     const LEN: usize = 0;
+    const SIZE: usize = 0;
 
-    fn tick(&self, _: usize, _: &mut (), _: &mut Ctx<'_, S>) -> Status {
+    fn tick(&self, _: usize, _: usize, _: &mut (), _: &mut Ctx<'_, S>) -> Status {
         // Composites never index past `LEN`; failing is the harmless answer if one did.
         Status::Failure
     }
     fn tick_while(
         &self,
+        _: usize,
         _: usize,
         _: Status,
         _: &mut (),
@@ -90,13 +97,14 @@ impl<S> Children<S> for () {
 impl<S, H: Node<S>, T: Children<S>> Children<S> for (H, T) {
     type State = (Slot<H::State>, T::State);
     const LEN: usize = 1 + T::LEN;
+    const SIZE: usize = H::SIZE + T::SIZE;
 
     #[inline]
-    fn tick(&self, i: usize, state: &mut Self::State, ctx: &mut Ctx<'_, S>) -> Status {
+    fn tick(&self, i: usize, at: usize, state: &mut Self::State, ctx: &mut Ctx<'_, S>) -> Status {
         if i == 0 {
-            tick_node(&self.0, &mut state.0.node, ctx)
+            tick_child(&self.0, &mut state.0.node, ctx, at)
         } else {
-            self.1.tick(i - 1, &mut state.1, ctx)
+            self.1.tick(i - 1, at + H::SIZE, &mut state.1, ctx)
         }
     }
 
@@ -104,12 +112,13 @@ impl<S, H: Node<S>, T: Children<S>> Children<S> for (H, T) {
     fn tick_while(
         &self,
         start: usize,
+        at: usize,
         go_on: Status,
         state: &mut Self::State,
         ctx: &mut Ctx<'_, S>,
     ) -> Option<(usize, Status)> {
         let rest = if start == 0 {
-            let status = tick_node(&self.0, &mut state.0.node, ctx);
+            let status = tick_child(&self.0, &mut state.0.node, ctx, at);
             if status != go_on {
                 return Some((0, status));
             }
@@ -118,7 +127,7 @@ impl<S, H: Node<S>, T: Children<S>> Children<S> for (H, T) {
             start - 1
         };
         self.1
-            .tick_while(rest, go_on, &mut state.1, ctx)
+            .tick_while(rest, at + H::SIZE, go_on, &mut state.1, ctx)
             .map(|(i, status)| (i + 1, status))
     }
 
@@ -178,13 +187,14 @@ pub struct Join<L, R>(pub L, pub R);
 impl<S, L: Children<S>, R: Children<S>> Children<S> for Join<L, R> {
     type State = (L::State, R::State);
     const LEN: usize = L::LEN + R::LEN;
+    const SIZE: usize = L::SIZE + R::SIZE;
 
     #[inline]
-    fn tick(&self, i: usize, state: &mut Self::State, ctx: &mut Ctx<'_, S>) -> Status {
+    fn tick(&self, i: usize, at: usize, state: &mut Self::State, ctx: &mut Ctx<'_, S>) -> Status {
         if i < L::LEN {
-            self.0.tick(i, &mut state.0, ctx)
+            self.0.tick(i, at, &mut state.0, ctx)
         } else {
-            self.1.tick(i - L::LEN, &mut state.1, ctx)
+            self.1.tick(i - L::LEN, at + L::SIZE, &mut state.1, ctx)
         }
     }
 
@@ -192,17 +202,24 @@ impl<S, L: Children<S>, R: Children<S>> Children<S> for Join<L, R> {
     fn tick_while(
         &self,
         start: usize,
+        at: usize,
         go_on: Status,
         state: &mut Self::State,
         ctx: &mut Ctx<'_, S>,
     ) -> Option<(usize, Status)> {
         if start < L::LEN
-            && let Some(stop) = self.0.tick_while(start, go_on, &mut state.0, ctx)
+            && let Some(stop) = self.0.tick_while(start, at, go_on, &mut state.0, ctx)
         {
             return Some(stop);
         }
         self.1
-            .tick_while(start.saturating_sub(L::LEN), go_on, &mut state.1, ctx)
+            .tick_while(
+                start.saturating_sub(L::LEN),
+                at + L::SIZE,
+                go_on,
+                &mut state.1,
+                ctx,
+            )
             .map(|(i, status)| (i + L::LEN, status))
     }
 

@@ -27,7 +27,7 @@ fn tick_with_memory<S, C: Children<S>>(
     ctx: &mut Ctx<'_, S>,
     go_on: Status,
 ) -> Status {
-    match children.tick_while(state.current, go_on, &mut state.children, ctx) {
+    match children.tick_while(state.current, 1, go_on, &mut state.children, ctx) {
         Some((i, Status::Running)) => {
             state.current = i;
             state.running = true;
@@ -55,7 +55,7 @@ fn tick_reactive<S, C: Children<S>>(
     ctx: &mut Ctx<'_, S>,
     go_on: Status,
 ) -> Status {
-    match children.tick_while(0, go_on, &mut state.children, ctx) {
+    match children.tick_while(0, 1, go_on, &mut state.children, ctx) {
         Some((i, Status::Running)) => {
             children.halt_except(i, &mut state.children, ctx);
             state.running = true;
@@ -103,6 +103,7 @@ macro_rules! composite {
 
         impl<S, C: Children<S>> Node<S> for $name<C> {
             type State = CompositeState<C::State>;
+            const SIZE: usize = 1 + C::SIZE;
 
             #[inline]
             fn tick(&self, state: &mut Self::State, ctx: &mut Ctx<'_, S>) -> Status {
@@ -210,6 +211,7 @@ impl<C> Parallel<C> {
 
 impl<S, C: Children<S>> Node<S> for Parallel<C> {
     type State = ParallelState<C::State>;
+    const SIZE: usize = 1 + C::SIZE;
 
     #[inline]
     fn tick(&self, state: &mut Self::State, ctx: &mut Ctx<'_, S>) -> Status {
@@ -218,7 +220,7 @@ impl<S, C: Children<S>> Node<S> for Parallel<C> {
             if self.children.done(i, &state.children).is_some() {
                 continue;
             }
-            match self.children.tick(i, &mut state.children, ctx) {
+            match self.children.tick(i, 1, &mut state.children, ctx) {
                 Status::Running => continue,
                 done => {
                     self.children.set_done(i, &mut state.children, done);

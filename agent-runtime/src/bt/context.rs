@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::{Status, TickRecord};
 use crate::directive::Directive;
 use crate::instruction::Instruction;
 
@@ -19,6 +20,12 @@ pub struct Ctx<'a, S> {
     clock: fn() -> Duration,
     out: &'a mut Vec<Directive>,
     inbox: &'a mut Inbox,
+    // Whether nodes tick through the observed path: TRACE on, or a record to fill. Read once
+    // per tick, so an unobserved tick tests one flag per node.
+    observed: bool,
+    // The visiting-order index of the node ticking now (`usize::MAX` before the root).
+    current: usize,
+    record: Option<&'a mut TickRecord>,
 }
 
 impl<'a, S> Ctx<'a, S> {
@@ -35,6 +42,9 @@ impl<'a, S> Ctx<'a, S> {
             clock: || Duration::ZERO,
             out,
             inbox,
+            observed: crate::trace::on!(TRACE),
+            current: usize::MAX,
+            record: None,
         }
     }
 
@@ -52,6 +62,38 @@ impl<'a, S> Ctx<'a, S> {
             clock,
             out,
             inbox,
+            observed: crate::trace::on!(TRACE),
+            current: usize::MAX,
+            record: None,
+        }
+    }
+
+    /// Records the status of every node this tick ticks into `record`.
+    pub fn recording(mut self, record: &'a mut TickRecord) -> Self {
+        self.observed = true;
+        self.record = Some(record);
+        self
+    }
+
+    /// Whether nodes tick through the observed path (traced or recorded).
+    #[inline(always)]
+    pub(super) fn observed(&self) -> bool {
+        self.observed
+    }
+
+    /// Enters the node `offset` after the current one: returns its index and the current one's.
+    #[inline]
+    pub(super) fn enter(&mut self, offset: usize) -> (usize, usize) {
+        let index = self.current.wrapping_add(offset);
+        (index, std::mem::replace(&mut self.current, index))
+    }
+
+    /// Leaves node `index`, which returned `status`, back to its `parent`.
+    #[inline]
+    pub(super) fn leave(&mut self, index: usize, parent: usize, status: Status) {
+        self.current = parent;
+        if let Some(record) = self.record.as_deref_mut() {
+            record.set(index, status);
         }
     }
 

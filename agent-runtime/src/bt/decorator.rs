@@ -23,6 +23,7 @@ macro_rules! mapping {
 
         impl<S, N: Node<S>> Node<S> for $name<N> {
             type State = N::State;
+            const SIZE: usize = 1 + N::SIZE;
 
             #[inline]
             fn tick(&self, state: &mut Self::State, ctx: &mut Ctx<'_, S>) -> Status {
@@ -86,6 +87,7 @@ impl<N> Subtree<N> {
 
 impl<S, N: Node<S>> Node<S> for Subtree<N> {
     type State = N::State;
+    const SIZE: usize = 1 + N::SIZE;
 
     #[inline]
     fn tick(&self, state: &mut Self::State, ctx: &mut Ctx<'_, S>) -> Status {
@@ -143,6 +145,7 @@ macro_rules! counting {
 
         impl<S, N: Node<S>> Node<S> for $name<N> {
             type State = CountState<N::State>;
+            const SIZE: usize = 1 + N::SIZE;
 
             #[inline]
             fn tick(&self, state: &mut Self::State, ctx: &mut Ctx<'_, S>) -> Status {
@@ -226,6 +229,7 @@ impl<N> Timeout<N> {
 
 impl<S, N: Node<S>> Node<S> for Timeout<N> {
     type State = TimerState<N::State>;
+    const SIZE: usize = 1 + N::SIZE;
 
     #[inline]
     fn tick(&self, state: &mut Self::State, ctx: &mut Ctx<'_, S>) -> Status {
@@ -286,6 +290,7 @@ impl<N> Delay<N> {
 
 impl<S, N: Node<S>> Node<S> for Delay<N> {
     type State = TimerState<N::State>;
+    const SIZE: usize = 1 + N::SIZE;
 
     #[inline]
     fn tick(&self, state: &mut Self::State, ctx: &mut Ctx<'_, S>) -> Status {
@@ -352,6 +357,7 @@ impl<N> RunOnce<N> {
 
 impl<S, N: Node<S>> Node<S> for RunOnce<N> {
     type State = RunOnceState<N::State>;
+    const SIZE: usize = 1 + N::SIZE;
 
     #[inline]
     fn tick(&self, state: &mut Self::State, ctx: &mut Ctx<'_, S>) -> Status {

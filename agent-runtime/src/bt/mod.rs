@@ -37,6 +37,7 @@ mod composite;
 mod context;
 mod decorator;
 mod leaf;
+mod record;
 mod run;
 #[cfg(test)]
 mod tests;
@@ -60,6 +61,7 @@ pub use decorator::{
     Subtree, Timeout, TimerState,
 };
 pub use leaf::{ActionNode, ActionState, Condition, Wait, WaitState, condition};
+pub use record::{NodeTick, TickRecord};
 pub use run::{TickReport, TreeRun};
 
 use crate::action::{IntoOutcome, Outcome};
@@ -147,6 +149,11 @@ pub trait Node<S> {
     /// The node's progress (and its children's).
     type State: NodeState;
 
+    /// How many nodes [`visit`](Node::visit) reports: this one and its descendants. A node's
+    /// index in visiting order is its parent's plus the sizes of its earlier siblings, which is
+    /// how a [`TickRecord`] names the nodes it saw tick. A custom node with children must say.
+    const SIZE: usize = 1;
+
     /// Advances the node by one tick.
     fn tick(&self, state: &mut Self::State, ctx: &mut Ctx<'_, S>) -> Status;
 
@@ -168,33 +175,51 @@ pub trait Node<S> {
     }
 }
 
-/// Ticks `node` (a child, or a tree's root): what every composite and decorator calls, so that
-/// with a TRACE subscriber each node's status change is one `stratagem::tree` event. Without
-/// one it is exactly `node.tick(state, ctx)` plus one relaxed load.
+/// Ticks `node` (a decorator's child, or a tree's root): what every decorator calls, so that
+/// with a TRACE subscriber each node's status change is one `stratagem::tree` event, and while
+/// an inspector watches ([`TickRecord`]) each node's status is recorded. Otherwise it is
+/// exactly `node.tick(state, ctx)` plus one test of a flag of the tick.
 #[inline(always)]
 pub fn tick_node<S, N: Node<S> + ?Sized>(
     node: &N,
     state: &mut N::State,
     ctx: &mut Ctx<'_, S>,
 ) -> Status {
-    if crate::trace::on!(TRACE) {
-        return tick_traced(node, state, ctx);
+    tick_child(node, state, ctx, 1)
+}
+
+/// [`tick_node`] for a child `offset` nodes after the node ticking it, in visiting order (1
+/// for the first child, 1 plus the first's [`SIZE`](Node::SIZE) for the second, ...);
+/// [`Children`] computes it for composites.
+#[inline(always)]
+pub fn tick_child<S, N: Node<S> + ?Sized>(
+    node: &N,
+    state: &mut N::State,
+    ctx: &mut Ctx<'_, S>,
+    offset: usize,
+) -> Status {
+    if ctx.observed() {
+        return tick_observed(node, state, ctx, offset);
     }
     node.tick(state, ctx)
 }
 
-/// [`tick_node`] reporting the change: from idle or running to the status the tick returned
-/// (a node running before and after did not change).
+/// [`tick_child`] reporting the change (from idle or running to the status the tick returned;
+/// a node running before and after did not change) and recording the status.
 #[cold]
 #[inline(never)]
-fn tick_traced<S, N: Node<S> + ?Sized>(
+fn tick_observed<S, N: Node<S> + ?Sized>(
     node: &N,
     state: &mut N::State,
     ctx: &mut Ctx<'_, S>,
+    offset: usize,
 ) -> Status {
-    let was_running = node.is_running(state);
+    let traced = crate::trace::on!(TRACE);
+    let was_running = traced && node.is_running(state);
+    let (index, parent) = ctx.enter(offset);
     let status = node.tick(state, ctx);
-    if !(was_running && status == Status::Running) {
+    ctx.leave(index, parent, status);
+    if traced && !(was_running && status == Status::Running) {
         crate::trace::node_status(&node.kind(), was_running, status);
     }
     status

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Ctx, Inbox, Node, NodeState, Status};
+use super::{Ctx, Inbox, Node, NodeState, NodeTick, Status, TickRecord};
 use crate::directive::Directive;
 use crate::instruction::Instruction;
 
@@ -27,6 +27,9 @@ pub struct TreeRun<T> {
     /// Async completions waiting for their leaves, and the instruction id counter.
     #[serde(default)]
     pub inbox: Inbox,
+    /// Each node's last status, while recording ([`record`](TreeRun::record)); never saved.
+    #[serde(skip)]
+    recording: Option<TickRecord>,
 }
 
 /// What one tick produced.
@@ -63,6 +66,10 @@ impl<T: NodeState> TreeRun<T> {
         N: Node<S, State = T>,
     {
         let mut ctx = Ctx::new(state, now, out, &mut self.inbox);
+        if let Some(record) = &mut self.recording {
+            record.start_tick(self.ticks + 1);
+            ctx = ctx.recording(record);
+        }
         let status = super::tick_node(tree, &mut self.nodes, &mut ctx);
         self.finish_tick(status)
     }
@@ -81,6 +88,10 @@ impl<T: NodeState> TreeRun<T> {
         N: Node<S, State = T>,
     {
         let mut ctx = Ctx::with_clock(state, clock, out, &mut self.inbox);
+        if let Some(record) = &mut self.recording {
+            record.start_tick(self.ticks + 1);
+            ctx = ctx.recording(record);
+        }
         let status = super::tick_node(tree, &mut self.nodes, &mut ctx);
         self.finish_tick(status)
     }
@@ -104,6 +115,37 @@ impl<T: NodeState> TreeRun<T> {
         let mut ctx = Ctx::new(state, now, &mut out, &mut self.inbox);
         super::halt_running(tree, &mut self.nodes, &mut ctx);
         out
+    }
+
+    /// Records from now on the status each node returns ([`last_statuses`](Self::last_statuses)),
+    /// at the cost of a slower tick; what an inspector turns on while it watches. Returns
+    /// `false` (and records nothing) for a tree with a custom node that misstates its
+    /// [`SIZE`](Node::SIZE), whose nodes could not be told apart.
+    pub fn record<S, N>(&mut self, tree: &N) -> bool
+    where
+        N: Node<S, State = T>,
+    {
+        let mut visited = 0;
+        tree.visit(&self.nodes, 0, &mut |_| visited += 1);
+        if visited != N::SIZE {
+            self.recording = None;
+            return false;
+        }
+        if self.recording.is_none() {
+            self.recording = Some(TickRecord::new(visited));
+        }
+        true
+    }
+
+    /// Stops recording and forgets the statuses recorded.
+    pub fn stop_recording(&mut self) {
+        self.recording = None;
+    }
+
+    /// Each node's last status and the tick it returned it on, in visiting order, while
+    /// recording; `None` otherwise.
+    pub fn last_statuses(&self) -> Option<&[Option<NodeTick>]> {
+        self.recording.as_ref().map(TickRecord::nodes)
     }
 
     /// Hands an async action's completion to the tree; its leaf takes it on the next tick.

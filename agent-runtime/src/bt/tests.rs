@@ -720,3 +720,157 @@ mod actions {
         assert!(run.inbox.completions.is_empty());
     }
 }
+
+// ---- recording each node's last status (what an inspector colours) ----
+
+impl<T: Node<Board>> Harness<T> {
+    /// Each node's last status and tick, in visiting order (`None`: not ticked yet).
+    fn last(&self) -> Vec<Option<(Status, u64)>> {
+        self.run
+            .last_statuses()
+            .expect("recording")
+            .iter()
+            .map(|n| n.map(|n| (n.status, n.tick)))
+            .collect()
+    }
+}
+
+#[test]
+fn every_node_kind_states_the_size_visit_reports() {
+    let tree = Sequence::new(nodes![
+        Invert::new(Probe(0)),
+        ForceSuccess::new(ForceFailure::new(Probe(1))),
+        Subtree::new("inner", ReactiveSelector::new(nodes![Probe(2), flag()])),
+        Repeat::new(2, Retry::new(2, Probe(3))),
+        Timeout::new(Duration::from_secs(1), Delay::new(Duration::ZERO, Probe(4))),
+        RunOnce::new(Wait::new(Duration::ZERO)),
+        Parallel::new(1, 1, Join(nodes![Probe(5)], nodes![Probe(6), Probe(7)])),
+        ReactiveSequence::new(nodes![Selector::new(nodes![flag()])]),
+    ]);
+    let mut count = 0;
+    tree.visit(&Default::default(), 0, &mut |_| count += 1);
+    assert_eq!(count, 25);
+    fn size_of<N: Node<Board>>(_: &N) -> usize {
+        N::SIZE
+    }
+    assert_eq!(size_of(&tree), 25);
+    let mut run = TreeRun::default();
+    assert!(run.record(&tree));
+}
+
+#[test]
+fn recording_names_each_node_by_its_visiting_index_and_keeps_the_last_status() {
+    // 0 sequence, 1 selector, 2 probe 0, 3 probe 1, 4 invert, 5 probe 2
+    let mut h = Harness::new(Sequence::new(nodes![
+        Selector::new(nodes![Probe(0), Probe(1)]),
+        Invert::new(Probe(2)),
+    ]));
+    assert!(h.run.last_statuses().is_none(), "off until asked for");
+    assert!(h.run.record(&h.tree));
+    h.board.set(0, Failure);
+    h.board.set(1, Running);
+    assert_eq!(h.tick(), Running);
+    assert_eq!(
+        h.last(),
+        [
+            Some((Running, 1)),
+            Some((Running, 1)),
+            Some((Failure, 1)),
+            Some((Running, 1)),
+            None,
+            None
+        ]
+    );
+    // The selector resumes at probe 1: probe 0 keeps its failure from tick 1.
+    h.board.set(1, Success);
+    h.board.set(2, Success);
+    assert_eq!(h.tick(), Failure);
+    assert_eq!(
+        h.last(),
+        [
+            Some((Failure, 2)),
+            Some((Success, 2)),
+            Some((Failure, 1)),
+            Some((Success, 2)),
+            Some((Failure, 2)),
+            Some((Success, 2))
+        ]
+    );
+    h.run.stop_recording();
+    assert!(h.run.last_statuses().is_none());
+}
+
+#[test]
+fn recording_finds_children_past_a_join_and_in_parallel_and_repeated_ticks() {
+    // 0 parallel, 1 probe 0, 2 repeat, 3 probe 1, 4 probe 2, 5 probe 3
+    let mut h = Harness::new(Parallel::new(
+        4,
+        1,
+        Join(
+            nodes![Probe(0), Repeat::new(3, Probe(1))],
+            nodes![Probe(2), Probe(3)],
+        ),
+    ));
+    assert!(h.run.record(&h.tree));
+    h.board.set(0, Running);
+    h.board.set(3, Running);
+    assert_eq!(h.tick(), Running);
+    assert_eq!(
+        h.last(),
+        [
+            Some((Running, 1)),
+            Some((Running, 1)),
+            Some((Success, 1)),
+            Some((Success, 1)),
+            Some((Success, 1)),
+            Some((Running, 1))
+        ]
+    );
+    assert_eq!(
+        h.board.ticks[1], 3,
+        "the repeat ticked its child three times"
+    );
+    h.board.set(3, Failure);
+    assert_eq!(h.tick(), Failure);
+    // Only the unfinished children were ticked again.
+    assert_eq!(
+        h.last(),
+        [
+            Some((Failure, 2)),
+            Some((Running, 2)),
+            Some((Success, 1)),
+            Some((Success, 1)),
+            Some((Success, 1)),
+            Some((Failure, 2))
+        ]
+    );
+}
+
+#[test]
+fn a_custom_node_that_misstates_its_size_is_not_recorded() {
+    /// Visits two nodes but keeps the default size of one.
+    struct Pair;
+    impl Node<Board> for Pair {
+        type State = ();
+        fn tick(&self, _: &mut (), _: &mut Ctx<'_, Board>) -> Status {
+            Success
+        }
+        fn halt(&self, _: &mut (), _: &mut Ctx<'_, Board>) {}
+        fn is_running(&self, _: &()) -> bool {
+            false
+        }
+        fn visit(&self, _: &(), depth: usize, f: &mut dyn FnMut(Visit<'_>)) {
+            for depth in [depth, depth + 1] {
+                f(Visit {
+                    depth,
+                    kind: NodeKind::Custom("pair"),
+                    running: false,
+                });
+            }
+        }
+    }
+    let tree = Sequence::new(nodes![Pair, Probe(0)]);
+    let mut run = TreeRun::default();
+    assert!(!run.record(&tree));
+    assert!(run.last_statuses().is_none());
+}

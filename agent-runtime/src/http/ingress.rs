@@ -16,7 +16,7 @@ use tokio::sync::oneshot;
 
 use crate::quote::ByteSize;
 use crate::server::{AgentRef, CallOutcome, ServerError};
-use crate::signal::{Signal, SignalError, from_binary};
+use crate::signal::{Signal, SignalError, TraceContext, from_binary};
 
 /// The media type of a CloudEvent in structured mode.
 pub const STRUCTURED: &str = "application/cloudevents+json";
@@ -395,9 +395,16 @@ async fn call(
     };
     let signal = signals.remove(0);
     let (request_id, request_source) = (signal.id.clone(), signal.source.clone());
+    let context = TraceContext::of(&signal);
     match agent.call(signal).await {
         Ok(outcome) => {
-            let answer = outcome_event(&id, &request_id, &request_source, &outcome);
+            let answer = outcome_event(
+                &id,
+                &request_id,
+                &request_source,
+                &outcome,
+                context.as_ref(),
+            );
             (
                 StatusCode::OK,
                 [(header::CONTENT_TYPE, STRUCTURED)],
@@ -409,27 +416,40 @@ async fn call(
     }
 }
 
-/// The CloudEvent that answers a call: what the agent emitted and the errors it reported.
+/// The CloudEvent that answers a call: what the agent emitted and the errors it reported, in
+/// the trace of the request when it carried one (the emitted signals as they were published,
+/// with that context).
 fn outcome_event(
     agent: &str,
     request_id: &str,
     request_source: &str,
     outcome: &CallOutcome,
+    context: Option<&TraceContext>,
 ) -> Signal {
     let errors: Vec<String> = outcome.errors().map(ToString::to_string).collect();
-    let emitted: Vec<&Signal> = outcome.emitted().collect();
+    let emitted: Vec<Signal> = outcome
+        .emitted()
+        .map(|signal| match context {
+            Some(context) => context.apply(signal.clone()),
+            None => signal.clone(),
+        })
+        .collect();
     let signal_type = if errors.is_empty() {
         CALL_COMPLETED
     } else {
         CALL_FAILED
     };
-    Signal::with_id(
+    let answer = Signal::with_id(
         format!("{request_id}/outcome"),
         signal_type,
         json!({"emitted": emitted, "errors": errors, "status": outcome.snapshot.status}),
     )
     .with_source(format!("/agents/{agent}"))
-    .with_subject(format!("{request_source}#{request_id}"))
+    .with_subject(format!("{request_source}#{request_id}"));
+    match context {
+        Some(context) => context.apply(answer),
+        None => answer,
+    }
 }
 
 fn invalid(error: &SignalError, index: Option<usize>) -> Response {

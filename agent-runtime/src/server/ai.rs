@@ -4,6 +4,7 @@
 //! internal lane and is routed to the agent as an `ai.llm.response` signal.
 
 use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use futures::FutureExt;
@@ -11,8 +12,8 @@ use serde_json::json;
 use tracing::Instrument;
 
 use crate::ai::{
-    EmbedCall, EmbedReply, LLM_DELTA, LlmCall, LlmError, LlmErrorKind, LlmReply, REQUEST_COMPLETED,
-    REQUEST_FAILED, REQUEST_STARTED, collect_stream, semconv,
+    EmbedCall, EmbedReply, LLM_DELTA, LanguageModel, LlmCall, LlmError, LlmErrorKind, LlmReply,
+    REQUEST_COMPLETED, REQUEST_FAILED, REQUEST_STARTED, collect_stream, semconv,
 };
 use crate::directive::Directive;
 use crate::error::{AgentError, ErrorContext};
@@ -55,6 +56,18 @@ fn failed(message: String) -> Box<Directive> {
             directive: "llm_call".to_string(),
         },
     ))
+}
+
+/// What a GenAI span says of a call's provider: its name, the provider's model and its
+/// server, or `unknown` and the alias asked for when the alias did not resolve.
+fn labels<'a, E>(
+    resolved: &'a Result<(Arc<dyn LanguageModel>, String), E>,
+    alias: &'a str,
+) -> (&'a str, &'a str, Option<&'a str>) {
+    match resolved {
+        Ok((provider, model)) => (provider.name(), model.as_str(), provider.server_address()),
+        Err(_) => ("unknown", alias, None),
+    }
 }
 
 /// Refuses to start an agent whose model aliases the options cannot resolve.
@@ -133,12 +146,7 @@ impl Core {
             .map(|entry| (entry.provider.clone(), entry.model.clone()));
         // The call's span is a child of its request's `invoke_agent` span, when there is one.
         let span = {
-            let (provider, model, server) = match &resolved {
-                Ok((provider, model)) => {
-                    (provider.name(), model.as_str(), provider.server_address())
-                }
-                Err(_) => ("unknown", call.request.model.as_str(), None),
-            };
+            let (provider, model, server) = labels(&resolved, &call.request.model);
             let request = self.ai_requests.get(&call.request_id);
             semconv::chat_span(request, provider, model, server)
         };
@@ -224,12 +232,7 @@ impl Core {
             .map(|entry| (entry.provider.clone(), entry.model.clone()));
         // A child of its request's `invoke_agent` span, like a model call.
         let span = {
-            let (provider, model, server) = match &resolved {
-                Ok((provider, model)) => {
-                    (provider.name(), model.as_str(), provider.server_address())
-                }
-                Err(_) => ("unknown", call.request.model.as_str(), None),
-            };
+            let (provider, model, server) = labels(&resolved, &call.request.model);
             let request = self.ai_requests.get(&call.request_id);
             semconv::embeddings_span(request, provider, model, server)
         };

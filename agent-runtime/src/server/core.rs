@@ -28,7 +28,7 @@ use super::cron::CronJob;
 use super::error::ServerError;
 use super::handle::{AgentRef, CallOutcome, Shared};
 use super::message::{Envelope, Message};
-use super::observe::Cause;
+use super::observe::{Cause, Watching};
 use super::options::Options;
 use super::report::{StopReason, StopReport};
 use super::timers::{TimerKey, TimerKind, Timers};
@@ -127,6 +127,8 @@ pub(super) struct Core {
     pub(super) park_due: bool,
     /// The input journal, when `Options::journal` is set (boxed: off costs one pointer).
     pub(super) journal: Option<Box<Recorder>>,
+    /// The agent's side of its watchers.
+    pub(super) watching: Watching,
 }
 
 /// Validates and starts an agent's task. Returns its handle and a receiver that fires once
@@ -177,6 +179,7 @@ pub(crate) fn spawn(
         event_capacity: options.event_capacity,
         events: OnceLock::new(),
         watchers: OnceLock::new(),
+        every_step: Default::default(),
         exit: OnceLock::new(),
         exited: Notify::new(),
     });
@@ -187,6 +190,7 @@ pub(crate) fn spawn(
     };
     let core = Core {
         journal,
+        watching: Watching::default(),
         tick_interval: agent
             .tick_interval()
             .unwrap_or(options.tick_interval)
@@ -268,7 +272,12 @@ async fn run(
         if let Some(journal) = &mut core.journal {
             journal.flush();
         }
+        // Nothing left to do: a step held back from coalescing watchers goes out now.
+        if rx.is_empty() {
+            core.flush_observation();
+        }
     }
+    core.flush_observation();
     core.shutdown(rx).await;
 }
 
@@ -464,11 +473,22 @@ impl Core {
             signal_id = %signal.id,
             traceparent = tracing::field::Empty,
         );
-        let _entered = span.enter();
-        self.trace_context = TraceContext::of(&signal);
-        if let Some(context) = &self.trace_context {
+        let incoming = TraceContext::of(&signal);
+        if let Some(context) = &incoming {
             span.record("traceparent", context.traceparent());
         }
+        // A signal from outside or a timer's is joined to its remote parent; an answer to this
+        // server's own work (a model's, a child's) already hangs under its local parent.
+        self.trace_context = match &self.options.trace_link {
+            Some(link) if matches!(origin, "signal" | "timer") => {
+                if let Some(context) = &incoming {
+                    link.continue_trace(&span, context);
+                }
+                link.outgoing(&span, incoming.as_ref())
+            }
+            _ => incoming,
+        };
+        let _entered = span.enter();
         let router = self.router.get();
         let scope = self.journal.as_mut().map(|journal| journal.begin());
         let directives = guarded(
@@ -486,13 +506,7 @@ impl Core {
             journal.record(input, &*self.agent);
         }
         // The signal is not needed after the step: a watcher gets it without a copy.
-        self.observe(
-            move || Cause::Signal {
-                origin,
-                signal: Box::new(signal),
-            },
-            &directives,
-        );
+        self.observe(move || Cause::Signal { origin, signal }, &directives);
         let recorded = record.then(|| directives.clone());
         if record {
             self.errors_for_caller = directives

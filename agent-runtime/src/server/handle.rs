@@ -2,7 +2,7 @@
 
 use std::fmt;
 use std::marker::PhantomData;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -41,6 +41,9 @@ pub(crate) struct Shared {
     pub(crate) events: OnceLock<broadcast::Sender<Signal>>,
     /// Created by the first watcher ([`AgentRef::watch`]), like `events`.
     pub(crate) watchers: OnceLock<broadcast::Sender<Arc<Observation>>>,
+    /// Set by the first [`AgentRef::watch`]: a watcher was promised every step, so none is
+    /// coalesced ([`AgentRef::watch_coalesced`]).
+    pub(crate) every_step: AtomicBool,
     pub(crate) exit: OnceLock<StopReport>,
     pub(crate) exited: Notify,
 }
@@ -382,6 +385,18 @@ impl AgentRef {
     /// only while a watcher is subscribed; one that falls more than `Options::event_capacity`
     /// steps behind is told how many it missed ([`RecvError::Lagged`]).
     pub fn watch(&self) -> broadcast::Receiver<Arc<Observation>> {
+        self.shared.every_step.store(true, Ordering::Relaxed);
+        self.watch_coalesced()
+    }
+
+    /// [`watch`](AgentRef::watch) for a live view, which wants the latest step more than every
+    /// step: while the last observation sent is unread by some watcher, the agent sends none
+    /// but keeps the latest step, and sends it once the watchers have caught up or the agent
+    /// has nothing left to do, its [`skipped`](Observation::skipped) counting the steps it
+    /// stands for. A flood of steps then costs the agent a count per step, not an observation.
+    /// A watcher from [`watch`](AgentRef::watch) was promised every step: while the agent has
+    /// one, nothing is coalesced.
+    pub fn watch_coalesced(&self) -> broadcast::Receiver<Arc<Observation>> {
         self.shared
             .watchers
             .get_or_init(|| broadcast::channel(self.shared.event_capacity).0)
@@ -683,6 +698,11 @@ impl<S: AgentSpec> AgentServer<S> {
     /// See [`AgentRef::watch`].
     pub fn watch(&self) -> broadcast::Receiver<Arc<Observation>> {
         self.inner.watch()
+    }
+
+    /// See [`AgentRef::watch_coalesced`].
+    pub fn watch_coalesced(&self) -> broadcast::Receiver<Arc<Observation>> {
+        self.inner.watch_coalesced()
     }
 
     /// See [`AgentRef::child`].

@@ -62,6 +62,7 @@ mod report;
 mod shutdown;
 mod step;
 mod timers;
+mod trace_link;
 mod transport;
 
 pub use children::CHILD_EXIT_SIGNAL;
@@ -71,6 +72,7 @@ pub use handle::{AgentRef, AgentServer, CallOutcome};
 pub use observe::{Cause, Observation};
 pub use options::{ERROR_SIGNAL, ErrorPolicy, Options};
 pub use report::{ChildReport, StopReason, StopReport};
+pub use trace_link::TraceLink;
 pub use transport::{Origin, Transport, TransportError};
 
 #[cfg(test)]

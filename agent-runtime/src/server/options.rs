@@ -77,6 +77,7 @@ pub struct Options {
     pub(crate) transports: Vec<Arc<dyn Transport>>,
     pub(crate) models: Option<crate::ai::ModelTable>,
     pub(crate) record_model_content: bool,
+    pub(crate) trace_link: Option<Arc<dyn super::TraceLink>>,
     pub(crate) checkpoint_store: Option<Arc<dyn crate::store::Store>>,
     pub(crate) journal: Option<crate::journal::JournalOptions>,
 }
@@ -109,6 +110,7 @@ impl Options {
             transports: Vec::new(),
             models: None,
             record_model_content: false,
+            trace_link: None,
             checkpoint_store: None,
             journal: None,
         }
@@ -194,6 +196,15 @@ impl Options {
     #[must_use]
     pub fn record_model_content(mut self, record: bool) -> Self {
         self.record_model_content = record;
+        self
+    }
+
+    /// Joins the server's `signal` spans to the trace context signals carry, and makes the
+    /// signals emitted while handling them carry the step's own context (see
+    /// [`TraceLink`](super::TraceLink)). Without one, the received context is passed on as is.
+    #[must_use]
+    pub fn trace_link(mut self, link: Arc<dyn super::TraceLink>) -> Self {
+        self.trace_link = Some(link);
         self
     }
 
@@ -336,6 +347,7 @@ impl fmt::Debug for Options {
             .field("transports", &self.transports)
             .field("models", &self.models)
             .field("record_model_content", &self.record_model_content)
+            .field("trace_link", &self.trace_link.is_some())
             .field("checkpoint_store", &self.checkpoint_store)
             .field("journal", &self.journal)
             .finish()

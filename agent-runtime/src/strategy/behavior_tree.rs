@@ -120,6 +120,16 @@ impl<S, T: NodeState> TreeVisitor<S, T> for Visited<'_, T> {
     }
 }
 
+/// Starts recording each node's last status.
+struct Record<'a, T>(&'a mut TreeRun<T>);
+
+impl<S, T: NodeState> TreeVisitor<S, T> for Record<'_, T> {
+    type Output = bool;
+    fn visit<N: Node<S, State = T>>(self, tree: &N) -> bool {
+        self.0.record(tree)
+    }
+}
+
 /// The tree of a [`TreeAgent`] with its run's progress marked, as [`TreeRun::render`] draws it.
 pub fn render_tree<S: TreeAgent>(run: &TreeRun<S::Nodes>) -> String {
     struct Render<'a, T>(&'a TreeRun<T>);
@@ -220,8 +230,12 @@ where
             now: S::now(),
         });
         let next_id = bt.run.inbox.next_id;
+        let recording = bt.run.last_statuses().is_some();
         bt.run = TreeRun::default();
         bt.run.inbox.next_id = next_id;
+        if recording {
+            S::with_tree(Record(&mut bt.run));
+        }
         Ok(directives)
     }
 
@@ -252,6 +266,17 @@ where
                 TreeStatus::Failure => Status::Failure,
             }),
             ticks: run.ticks,
+            last: run.last_statuses().map(<[_]>::to_vec).unwrap_or_default(),
+        }
+    }
+
+    /// Records each node's last status while watched, for [`progress`](Strategy::progress).
+    fn watched(agent: &mut Agent<S>, watched: bool) {
+        let run = &mut agent.strategy_state_mut().run;
+        if watched {
+            S::with_tree(Record(run));
+        } else {
+            run.stop_recording();
         }
     }
 

@@ -220,6 +220,16 @@ pub trait FsmSpec: AgentSpec<Strategy = Fsm> {
         None
     }
 
+    /// Whether row `row`, taken from the leaf `from` by an event (the transition function
+    /// chose it), leaves and enters states with no `exit`/`enter` action, no `after` row and
+    /// no history: a bare move along its [`route`](FsmSpec::route). Generated as a constant
+    /// test over the few pairs that are not, so a statechart's common row costs what a flat
+    /// machine's does; the default asks `route`.
+    #[inline(always)]
+    fn plain(from: Self::State, row: u32) -> bool {
+        Self::route(from, row).is_some_and(|r| r.plain)
+    }
+
     /// Whether the machine has parallel states, final states or `when done` rows: then its
     /// configuration is a set of active leaves (one per active region) and events run
     /// through SCXML's microstep over that set.
@@ -1146,7 +1156,7 @@ fn move_plain<S: FsmSpec>(fsm: &mut FsmState<S::State>, row: u32, to: S::State) 
     let quiet = if S::NESTED {
         // The generated route of `(leaf, row)` says what lies on the way; a statechart that
         // keeps timers or history records has bookkeeping to do.
-        S::route(fsm.state, row).is_some_and(|r| r.plain) && fsm.chart.is_none()
+        S::plain(fsm.state, row) && fsm.chart.is_none()
     } else {
         S::exit(fsm.state).is_none() && S::enter(to).is_none() && S::after(to).is_none()
     };

@@ -115,6 +115,14 @@ pub trait Strategy<S: AgentSpec>: 'static {
         Progress::Opaque
     }
 
+    /// Told when a watcher starts (`true`) or stops (`false`) observing the agent, so the
+    /// strategy can record for [`progress`](Strategy::progress) what it does not keep
+    /// otherwise (a tree records each node's last status); the default does nothing. Only
+    /// the server's inspection calls it, never while nobody watches.
+    fn watched(agent: &mut Agent<S>, watched: bool) {
+        let _ = (agent, watched);
+    }
+
     /// Whether `cmd` and `tick` never let a panic of user code (an action, a guard, a
     /// condition, a hook) escape and leave the agent as it was when they report one, as the
     /// built-in strategies do. When `false` (the default), [`Agent::cmd`] and [`Agent::tick`]

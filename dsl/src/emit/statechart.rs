@@ -203,13 +203,22 @@ impl<'a> Nesting<'a> {
             .filter_map(|h| h.block.as_deref())
             .collect();
         let mut arms = Vec::new();
+        // The `(leaf, row)` pairs that are not a bare move, for `FsmSpec::plain`.
+        let mut busy = Vec::new();
+        let mut to_history: Vec<u32> = Vec::new();
         for (leaf, state) in chart.states.iter().enumerate() {
             if chart.compound[leaf] {
                 continue;
             }
             let l = self.variant(leaf);
             for row in self.event_rows(&state.value) {
-                if row.internal || chart.histories.contains_key(row.to.value.as_str()) {
+                if row.internal {
+                    continue;
+                }
+                if chart.histories.contains_key(row.to.value.as_str()) {
+                    if let Some(&i) = index.get(&std::ptr::from_ref(*row)) {
+                        to_history.push(i);
+                    }
                     continue;
                 }
                 let (Some(to), Some(&i)) =
@@ -234,6 +243,9 @@ impl<'a> Nesting<'a> {
                     && !entries
                         .iter()
                         .any(|&s| enter_hooks.contains(name(s)) || timed.contains(name(s)));
+                if !plain {
+                    busy.push(quote!((#state_ty::#l, #i)));
+                }
                 let exits = exits.into_iter().map(|s| self.variant(s));
                 let entries = entries.into_iter().map(|s| self.variant(s));
                 arms.push(quote! {
@@ -245,6 +257,19 @@ impl<'a> Nesting<'a> {
                 });
             }
         }
+        to_history.sort_unstable();
+        to_history.dedup();
+        // Most machines have few hooks, timers and histories: the pairs that are not a bare
+        // move are listed (none: the constant `true`), so the test folds to a few compares.
+        let plain = match (busy.is_empty(), to_history.is_empty()) {
+            (true, true) => quote!(true),
+            (false, true) => quote!(!::core::matches!((from, row), #(#busy)|*)),
+            (true, false) => quote!(!::core::matches!(row, #(#to_history)|*)),
+            (false, false) => quote!(
+                !::core::matches!(row, #(#to_history)|*)
+                    && !::core::matches!((from, row), #(#busy)|*)
+            ),
+        };
         quote! {
             #[inline]
             #[allow(unreachable_patterns)]
@@ -253,6 +278,12 @@ impl<'a> Nesting<'a> {
                     #(#arms,)*
                     _ => ::core::option::Option::None,
                 }
+            }
+
+            #[inline(always)]
+            #[allow(unused_variables)]
+            fn plain(from: #state_ty, row: u32) -> bool {
+                #plain
             }
         }
     }

@@ -11,7 +11,6 @@ const state = {
   selected: null,      // index of the agent on screen
   detail: null,        // /api/agents/{n} of the selected agent
   lastState: {},       // agent index -> the machine state last seen
-  treeMarks: {},       // agent index -> node index -> last known status
   paused: false,
   held: [],            // events received while paused
   allowSignals: false,
@@ -200,9 +199,19 @@ function drawMachine(view, shape, progress, fired) {
   view.replaceChildren(root);
 }
 
+// A node's colour: running now, else what it returned the last time it was ticked (dimmed
+// when that was before the last tick; a node halted while running is idle again).
+function nodeStatus(i, running, last, ticks) {
+  if (running.has(i)) return { status: "running", stale: false };
+  const seen = last[i];
+  if (!seen || seen.status === "running") return { status: "idle", stale: false };
+  return { status: seen.status, stale: seen.tick < ticks, tick: seen.tick };
+}
+
 function drawTree(view, shape, progress) {
-  const marks = state.treeMarks[state.selected] || {};
   const running = new Set((progress && progress.running) || []);
+  const last = (progress && progress.last) || [];
+  const ticks = progress ? progress.ticks : 0;
   const rowHeight = 30;
   const width = Math.max(...shape.nodes.map((n) => n.depth * 26 + n.label.length * 7.5 + 60), 300);
   const root = svg("svg", { class: "tree", width, height: shape.nodes.length * rowHeight + 20 });
@@ -214,15 +223,15 @@ function drawTree(view, shape, progress) {
       const parent = parents[node.depth - 1];
       root.append(svg("path", { class: "link", d: `M${parent.x + 8},${parent.y + 22} V${y + 11} H${x}` }));
     }
-    let status = running.has(i) ? "running" : marks[i] || "idle";
-    if (i === 0 && progress && progress.status && progress.status !== "running") status = progress.status;
-    const group = svg("g", { class: "node " + status, "data-node": i });
+    const shown = nodeStatus(i, running, last, ticks);
+    const group = svg("g", { class: "node " + shown.status + (shown.stale ? " stale" : ""), "data-node": i, "data-status": shown.status });
+    const title = shown.tick ? `${shown.status} on tick ${shown.tick}` : shown.status;
+    group.append(svg("title", {}, title));
     group.append(svg("rect", { x, y, width: node.label.length * 7.5 + 20, height: 22, rx: 5 }));
     group.append(svg("text", { x: x + 10, y: y + 15 }, node.label));
     root.append(group);
   });
-  const ticks = progress ? progress.ticks : 0;
-  view.replaceChildren(el("p", { class: "hint" }, `tick ${ticks} · running nodes in amber; a node that stopped running since shows as done`), root);
+  view.replaceChildren(el("p", { class: "hint" }, `tick ${ticks} · running in amber, success in green, failure in red: what each node returned the last time it was ticked (faded: on an earlier tick)`), root);
 }
 
 function drawConversation(view, shape, progress) {
@@ -263,7 +272,7 @@ function onEvent(event) {
   logEvent(event);
 }
 
-// Remembers what each agent's progress says, to animate transitions and mark tree nodes.
+// Remembers each machine's state, to animate its transitions.
 function track(index, progress) {
   if (progress.kind === "machine") {
     const before = state.lastState[index];
@@ -276,11 +285,6 @@ function track(index, progress) {
         return { index: i };
       }
     }
-  } else if (progress.kind === "tree") {
-    const marks = (state.treeMarks[index] = state.treeMarks[index] || {});
-    const running = new Set(progress.running);
-    for (const key of Object.keys(marks)) if (marks[key] === "running" && !running.has(+key)) marks[key] = "done";
-    for (const i of running) marks[i] = "running";
   }
   return null;
 }

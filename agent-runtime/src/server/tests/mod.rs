@@ -10,6 +10,7 @@ mod policies;
 mod routing;
 mod ticks;
 mod timers;
+mod watching;
 mod work;
 
 use agents::Worker;
