@@ -19,6 +19,11 @@
 //!    rewritten to `ai.request.error` reaches the caller and the subscribers);
 //! 3. the outbound hooks, in mount order, on every `Emit` directive the step produced (also
 //!    after `cmd`, `tick` and `init`).
+//!
+//! A plugin action may start the agent's async actions as tools ([`PluginTools::start`]); when
+//! the host's completion of one comes back through `cmd`, the plugin that
+//! [awaits](Plugin::awaits_tool) it gets the result ([`Plugin::tool_completed`]) and the
+//! strategy never sees it.
 
 mod slice;
 mod stack;
@@ -43,7 +48,7 @@ pub(crate) use slice::SavedStates;
 pub use slice::{PluginSlice, PluginStates};
 pub use stack::{DynPlugin, PluginStack};
 pub(crate) use tools::{AgentTools, run_sync_tool};
-pub use tools::{NoTools, PluginTools};
+pub use tools::{NoTools, PluginTools, ToolDone, ToolRun};
 
 /// A capability an agent mounts. The implementing type is the plugin's configuration: its
 /// fields are the options (`Quota { max_requests = 50 }` sets one, [`Default`] gives the
@@ -110,6 +115,21 @@ pub trait Plugin:
     /// Sees each signal the agent emits (in mount order) and may rewrite it.
     fn after_emit(&self, state: &mut Self::State, signal: &mut Signal) {
         let _ = (state, signal);
+    }
+
+    /// Whether `id` is an async tool this plugin started ([`PluginTools::start`]) and still
+    /// waits for: its completion then goes to [`tool_completed`](Plugin::tool_completed)
+    /// instead of the strategy.
+    fn awaits_tool(&self, state: &Self::State, id: &str) -> bool {
+        let _ = (state, id);
+        false
+    }
+
+    /// Takes the result of an async tool the plugin started, once the host ran it (its state
+    /// changes and directives already applied to the agent).
+    fn tool_completed(&self, state: &mut Self::State, done: ToolDone<'_>) -> Vec<Directive> {
+        let _ = (state, done);
+        Vec::new()
     }
 
     /// Runs one of the plugin's actions (a route of [`routes`](Plugin::routes) matched). The

@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 use serde_json::Value;
 
 use super::slice::{PluginSlice, PluginStates, SavedStates};
-use super::{Flow, Plugin, PluginCall};
+use super::{Flow, Plugin, PluginCall, ToolDone};
 use crate::directive::Directive;
 use crate::error::ActionError;
 use crate::route::{RouteError, RouteSpec, RouteTarget};
@@ -33,6 +33,10 @@ pub trait DynPlugin: Send + Sync + fmt::Debug {
     fn before_route(&self, slice: &mut dyn PluginSlice, signal: &mut Signal) -> Flow;
     /// [`Plugin::after_emit`] on its slice.
     fn after_emit(&self, slice: &mut dyn PluginSlice, signal: &mut Signal);
+    /// [`Plugin::awaits_tool`] on its slice.
+    fn awaits_tool(&self, slice: &dyn PluginSlice, id: &str) -> bool;
+    /// [`Plugin::tool_completed`] on its slice.
+    fn tool_completed(&self, slice: &mut dyn PluginSlice, done: ToolDone<'_>) -> Vec<Directive>;
     /// [`Plugin::run`] on its slice.
     fn run(
         &self,
@@ -69,6 +73,18 @@ impl<P: Plugin> DynPlugin for P {
     fn after_emit(&self, slice: &mut dyn PluginSlice, signal: &mut Signal) {
         if let Some(state) = slice.as_any_mut().downcast_mut::<P::State>() {
             Plugin::after_emit(self, state, signal);
+        }
+    }
+    fn awaits_tool(&self, slice: &dyn PluginSlice, id: &str) -> bool {
+        slice
+            .as_any()
+            .downcast_ref::<P::State>()
+            .is_some_and(|state| Plugin::awaits_tool(self, state, id))
+    }
+    fn tool_completed(&self, slice: &mut dyn PluginSlice, done: ToolDone<'_>) -> Vec<Directive> {
+        match slice.as_any_mut().downcast_mut::<P::State>() {
+            Some(state) => Plugin::tool_completed(self, state, done),
+            None => Vec::new(),
         }
     }
     fn run(
@@ -247,6 +263,40 @@ impl PluginStack {
                 }
             }
         }
+    }
+
+    /// The plugin that awaits the async tool `id` (its completion is the plugin's).
+    pub(crate) fn tool_owner(&self, states: &PluginStates, id: &str) -> Option<usize> {
+        self.plugins
+            .iter()
+            .zip(&states.slices)
+            .position(|(plugin, (_, slice))| plugin.awaits_tool(&**slice, id))
+    }
+
+    /// Gives plugin `index` the result of the async tool it awaited.
+    pub(crate) fn tool_completed(
+        &self,
+        index: usize,
+        states: &mut PluginStates,
+        done: ToolDone<'_>,
+    ) -> Vec<Directive> {
+        let (Some(plugin), Some((_, slice))) =
+            (self.plugins.get(index), states.slices.get_mut(index))
+        else {
+            return Vec::new();
+        };
+        catch_unwind(AssertUnwindSafe(|| {
+            plugin.tool_completed(&mut **slice, done)
+        }))
+        .unwrap_or_else(|payload| {
+            vec![Directive::error(
+                crate::error::AgentError::Action {
+                    action: done.name.to_string().into(),
+                    error: ActionError::panicked("tool_completed", payload.as_ref()),
+                },
+                crate::error::ErrorContext::Strategy,
+            )]
+        })
     }
 
     /// Runs plugin `index`'s action on its slice.

@@ -34,8 +34,8 @@ mod tests;
 
 pub use bm25::Bm25Index;
 pub use chat::{
-    CHAT_EMBEDDED, CHAT_OBJECT, CHAT_RESPONSE, CHAT_TOOL_RESULT, CHAT_TOOLS, Chat, ChatError,
-    ChatKind, ChatState, PendingChat, parse_object, reason,
+    AwaitedTool, CHAT_EMBEDDED, CHAT_OBJECT, CHAT_RESPONSE, CHAT_TOOL_RESULT, CHAT_TOOLS, Chat,
+    ChatError, ChatKind, ChatState, PendingChat, RoundCall, parse_object, reason,
 };
 pub use model_routing::ModelRouting;
 pub use planning::{
