@@ -489,10 +489,24 @@ async fn endpoint(chat_answers: Vec<String>) -> (String, Arc<Mutex<Vec<(String, 
                         json!({"choices": [{"message": {"content": text}, "finish_reason": "stop"}],
                                "usage": {"prompt_tokens": 5, "completion_tokens": 5}})
                     };
+                    // A server with subscribers streams the answer: the same, as SSE.
+                    let (content_type, reply) = if body["stream"] == true {
+                        let choice = &reply["choices"][0];
+                        let events = [
+                            json!({"choices": [{"delta": choice["message"], "finish_reason": null}]}),
+                            json!({"choices": [{"delta": {}, "finish_reason": "stop"}]}),
+                            json!({"choices": [], "usage": reply["usage"]}),
+                        ];
+                        let mut sse: String =
+                            events.iter().map(|e| format!("data: {e}\n\n")).collect();
+                        sse.push_str("data: [DONE]\n\n");
+                        ("text/event-stream", sse)
+                    } else {
+                        ("application/json", reply.to_string())
+                    };
                     log.lock().unwrap().push((path, body));
-                    let reply = reply.to_string();
                     let out = format!(
-                        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{reply}",
+                        "HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\r\n{reply}",
                         reply.len()
                     );
                     if socket.write_all(out.as_bytes()).await.is_err() {
@@ -799,4 +813,193 @@ async fn in_the_server_planning_reasoning_and_embedding_recall_answer() {
             break;
         }
     }
+}
+
+/// The next signal of type `signal_type` a subscriber sees (within five seconds).
+async fn next_of(
+    events: &mut tokio::sync::broadcast::Receiver<Signal>,
+    signal_type: &str,
+) -> Signal {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let signal = tokio::time::timeout_at(deadline, events.recv())
+            .await
+            .unwrap_or_else(|_| panic!("no `{signal_type}` arrived"))
+            .unwrap();
+        if signal.signal_type == signal_type {
+            return signal;
+        }
+    }
+}
+
+#[tokio::test]
+async fn in_the_server_simple_complete_and_generate_object_answer() {
+    let script = ScriptedModel::new()
+        .answer("Hi.")
+        .answer("c, d.")
+        .answer("{\"name\": \"Rex\"}")
+        .answer("{\"name\": \"Rex\", \"legs\": 4}");
+    let options = Options::default().models(models(Arc::new(script.clone())));
+    let server = AgentServer::start(Desk::new(), options).await.unwrap();
+    let mut events = server.subscribe();
+
+    server
+        .call(Signal::new(
+            "chat.simple",
+            json!({"prompt": "Hello", "request_id": "s1"}),
+        ))
+        .await
+        .unwrap();
+    let simple = next_of(&mut events, CHAT_RESPONSE).await;
+    assert_eq!(simple.data["request_id"], "s1");
+    assert_eq!(simple.data["text"], "Hi.");
+
+    server
+        .call(Signal::new(
+            "chat.complete",
+            json!({"request_id": "s2", "messages": [
+                {"role": "system", "content": "Finish the list."},
+                {"role": "user", "content": "a, b,"}
+            ]}),
+        ))
+        .await
+        .unwrap();
+    let complete = next_of(&mut events, CHAT_RESPONSE).await;
+    assert_eq!(complete.data["request_id"], "s2");
+    assert_eq!(complete.data["text"], "c, d.");
+
+    server
+        .call(Chat::generate_object::<Pet>("Describe a dog."))
+        .await
+        .unwrap();
+    let object = next_of(&mut events, CHAT_OBJECT).await;
+    assert_eq!(object.data["repaired"], true, "the repair turn ran");
+    assert_eq!(
+        Chat::object::<Pet>(&object).unwrap(),
+        Pet {
+            name: "Rex".into(),
+            legs: 4
+        }
+    );
+
+    let requests = script.requests();
+    assert_eq!(
+        requests[0].messages[0].content, "Be brief.",
+        "simple: system prompt"
+    );
+    assert!(requests[0].tools.is_empty(), "simple: no tools");
+    assert_eq!(requests[1].messages[0].content, "Finish the list.");
+    assert_eq!(
+        requests[1].messages.len(),
+        2,
+        "complete: the conversation as given"
+    );
+    assert!(requests[2].response_format.is_some());
+    script.assert_finished();
+    let agent = server.agent().await.unwrap();
+    assert!(agent.plugin_state::<Chat>().unwrap().pending.is_empty());
+}
+
+#[tokio::test]
+async fn in_the_server_execute_tool_and_list_tools_answer() {
+    let server = AgentServer::start(Desk::new(), Options::default())
+        .await
+        .unwrap();
+    let mut events = server.subscribe();
+
+    let listed = server
+        .call(Signal::new("chat.list_tools", json!({})))
+        .await
+        .unwrap();
+    let tools = &listed
+        .emitted()
+        .find(|s| s.signal_type == CHAT_TOOLS)
+        .expect("the call's answer")
+        .data["tools"];
+    let names: Vec<&str> = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["lookup_order"], "`secret` is denied");
+    assert_eq!(
+        next_of(&mut events, CHAT_TOOLS).await.data["tools"],
+        *tools,
+        "subscribers see it too"
+    );
+
+    let ran = server
+        .call(Signal::new(
+            "chat.execute_tool",
+            json!({"name": "lookup_order", "arguments": {"id": 9}, "request_id": "x1"}),
+        ))
+        .await
+        .unwrap();
+    let result = ran
+        .emitted()
+        .find(|s| s.signal_type == CHAT_TOOL_RESULT)
+        .expect("the call's answer");
+    assert_eq!(result.data["request_id"], "x1");
+    assert_eq!(result.data["ok"], true);
+    assert_eq!(result.data["result"]["id"], 9);
+    assert_eq!(server.state().await.unwrap().lookups, 1, "the tool ran");
+
+    let refused = server
+        .call(Signal::new(
+            "chat.execute_tool",
+            json!({"name": "secret", "arguments": {}, "request_id": "x2"}),
+        ))
+        .await
+        .unwrap();
+    let result = refused
+        .emitted()
+        .find(|s| s.signal_type == CHAT_TOOL_RESULT)
+        .expect("the call's answer");
+    assert_eq!(result.data["ok"], false);
+    assert!(
+        result.data["error"]
+            .as_str()
+            .unwrap()
+            .contains("not allowed"),
+        "{result:?}"
+    );
+    assert_eq!(
+        next_of(&mut events, CHAT_TOOL_RESULT).await.data["request_id"],
+        "x1"
+    );
+    assert_eq!(server.state().await.unwrap().lookups, 1);
+}
+
+#[tokio::test]
+async fn in_the_server_generate_object_against_an_openai_compatible_endpoint() {
+    let (base_url, seen) = endpoint(vec![r#"{"name": "Tom", "legs": 4}"#.into()]).await;
+    let options = Options::default().models(models(Arc::new(OpenAiCompatible::new(&base_url))));
+    let server = AgentServer::start(Desk::new(), options).await.unwrap();
+    let mut events = server.subscribe();
+    server
+        .call(Chat::generate_object::<Pet>("A cat?"))
+        .await
+        .unwrap();
+    // The tokens are reported before the answer.
+    let usage = next_of(&mut events, "ai.usage").await;
+    assert_eq!(usage.data["usage"]["prompt_tokens"], 5, "{usage:?}");
+    let object = next_of(&mut events, CHAT_OBJECT).await;
+    assert_eq!(
+        Chat::object::<Pet>(&object).unwrap(),
+        Pet {
+            name: "Tom".into(),
+            legs: 4
+        }
+    );
+    assert_eq!(object.data["repaired"], false);
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].0, "/v1/chat/completions");
+    assert_eq!(seen[0].1["model"], "m");
+    assert_eq!(
+        seen[0].1["stream"], true,
+        "a subscriber sees the answer stream in"
+    );
+    assert_eq!(seen[0].1["response_format"]["json_schema"]["name"], "Pet");
 }
