@@ -24,7 +24,7 @@ use tokio::net::TcpListener;
     plugins = [
         Chat { default_model = "fast", system_prompt = "Be brief.", max_turns = 2, deny_tools = ["secret"] },
         Planning { default_model = "fast", max_steps = 3 },
-        Reasoning { default_model = "fast", timeout_ms = 60000, temperature = 0, max_depth = 1 },
+        Reasoning { default_model = "fast", timeout_ms = 60000, temperature = 0, max_depth = 1, deny_tools = ["secret"] },
         Retrieval { embedding_model = "embedding", top_k = 2, enrich = false }
     ]
 )]
@@ -612,6 +612,7 @@ async fn reasoning_runs_each_strategy_with_the_plugin_defaults() {
         requests[1].messages[0].content.contains("####"),
         "CoD's instructions"
     );
+    assert!(requests[0].tools.is_empty(), "CoT offers no tools");
     assert!(desk.plugin_state::<Reasoning>().unwrap().runs.is_empty());
 }
 
@@ -1193,5 +1194,107 @@ async fn in_the_server_chat_runs_async_actions_as_tools() {
     assert_eq!(result.data["request_id"], "sb");
     assert_eq!(result.data["result"]["code"], "S2");
     assert_eq!(server.state().await.unwrap().tracked, 2);
+    script.assert_finished();
+}
+
+#[tokio::test]
+async fn reasoning_react_runs_use_the_agents_tools_under_the_policy() {
+    let script = ScriptedModel::new()
+        .call("lookup_order", json!({"id": 3}))
+        .also("track_parcel", json!({"code": "R1"}))
+        .unwrap()
+        .call("secret", json!({}))
+        .answer("Order 3 shipped; R1 is at the depot.");
+    let mut desk = Desk::new();
+    let out = ask(
+        &runner(&script),
+        &mut desk,
+        Signal::new(
+            "reasoning.react.run",
+            json!({"query": "Order 3 and parcel R1?", "request_id": "rt"}),
+        ),
+    )
+    .await;
+    let done = emitted(&out, "ai.request.completed").unwrap_or_else(|| panic!("{out:?}"));
+    assert_eq!(done.data["answer"], "Order 3 shipped; R1 is at the depot.");
+    assert_eq!(desk.state().lookups, 1, "the sync tool ran on the agent");
+    assert_eq!(
+        desk.state().tracked,
+        1,
+        "the async tool ran through the host"
+    );
+    let requests = script.requests();
+    let offered: Vec<&str> = requests[0].tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(
+        offered,
+        ["lookup_order", "track_parcel"],
+        "`secret` is denied"
+    );
+    let results: Vec<&str> = requests[1]
+        .messages
+        .iter()
+        .filter(|m| m.role == stratagem::ai::Role::Tool)
+        .map(|m| m.content.as_str())
+        .collect();
+    assert!(
+        results[0].contains("shipped") && results[1].contains("depot"),
+        "{results:?}"
+    );
+    let refused = requests[2].messages.last().unwrap();
+    assert!(
+        refused.content.contains("unknown tool `secret`"),
+        "a denied tool is not run: {refused:?}"
+    );
+    let reasoning = desk.plugin_state::<Reasoning>().unwrap();
+    assert!(reasoning.runs.is_empty() && reasoning.tools.is_empty());
+    script.assert_finished();
+}
+
+#[tokio::test]
+async fn an_adaptive_run_that_looks_something_up_chooses_react_with_tools() {
+    let script = ScriptedModel::new()
+        .call("lookup_order", json!({"id": 8}))
+        .answer("Order 8 shipped.");
+    let mut desk = Desk::new();
+    let out = ask(
+        &runner(&script),
+        &mut desk,
+        Signal::new(
+            "reasoning.adaptive.run",
+            json!({"query": "Look up order 8", "request_id": "ad"}),
+        ),
+    )
+    .await;
+    assert_eq!(
+        emitted(&out, "ai.request.started").unwrap().data["strategy"],
+        "react"
+    );
+    assert_eq!(
+        emitted(&out, "ai.request.completed").unwrap().data["answer"],
+        "Order 8 shipped."
+    );
+    assert_eq!(desk.state().lookups, 1);
+    assert_eq!(script.requests()[0].tools.len(), 2);
+}
+
+#[tokio::test]
+async fn in_the_server_a_reasoning_run_awaits_its_async_tool() {
+    let script = ScriptedModel::new()
+        .call("track_parcel", json!({"code": "Q5"}))
+        .answer("Q5 is at the depot.");
+    let options = Options::default().models(models(Arc::new(script.clone())));
+    let server = AgentServer::start(Desk::new(), options).await.unwrap();
+    let mut events = server.subscribe();
+    server
+        .call(Signal::new(
+            "reasoning.react.run",
+            json!({"query": "Where is Q5?", "request_id": "sq"}),
+        ))
+        .await
+        .unwrap();
+    let done = next_of(&mut events, "ai.request.completed").await;
+    assert_eq!(done.data["request_id"], "sq");
+    assert_eq!(done.data["answer"], "Q5 is at the depot.");
+    assert_eq!(server.state().await.unwrap().tracked, 1);
     script.assert_finished();
 }

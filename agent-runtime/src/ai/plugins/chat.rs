@@ -282,8 +282,7 @@ impl Chat {
     }
 
     fn allowed(&self, name: &str) -> bool {
-        (self.allow_tools.is_empty() || self.allow_tools.iter().any(|t| t == name))
-            && !self.deny_tools.iter().any(|t| t == name)
+        super::tool_allowed(&self.allow_tools, &self.deny_tools, name)
     }
 
     /// The tools `chat.message` offers: the allowed actions, sync and async.

@@ -117,6 +117,12 @@ pub(crate) fn request_texts(data: &Value) -> Vec<&str> {
     }
 }
 
+/// The tool policy of Chat and Reasoning: `name` is offered when `allow` is empty or lists it,
+/// and `deny` does not.
+pub(crate) fn tool_allowed(allow: &[String], deny: &[String], name: &str) -> bool {
+    (allow.is_empty() || allow.iter().any(|t| t == name)) && !deny.iter().any(|t| t == name)
+}
+
 /// Whether the signal type matches a pattern where `*` is one segment (ModelRouting's keys).
 pub(crate) fn matches_one_star(pattern: &str, signal_type: &str) -> bool {
     let mut p = pattern.split('.');
