@@ -11,8 +11,8 @@ use stratagem::ai::plugins::{
     ChatState, Decomposition, PLANNED, Plan, Planning, Prioritization, Reasoning, Retrieval,
 };
 use stratagem::ai::{
-    AiRunner, EMBEDDING_DIMENSIONS, LanguageModel, ModelTable, OpenAiCompatible, REQUEST_ERROR,
-    ScriptedModel,
+    AiRunner, EMBEDDING_DIMENSIONS, EmbeddingRequest, Embeddings, LanguageModel, LlmError,
+    LlmErrorKind, ModelTable, OpenAiCompatible, REQUEST_ERROR, ScriptedModel,
 };
 use stratagem::prelude::*;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -1297,4 +1297,182 @@ async fn in_the_server_a_reasoning_run_awaits_its_async_tool() {
     assert_eq!(done.data["answer"], "Q5 is at the depot.");
     assert_eq!(server.state().await.unwrap().tracked, 1);
     script.assert_finished();
+}
+
+/// Embeds by meaning, not by words: a text's vector counts the concepts it mentions, so
+/// "food" is close to "cafeteria" although they share no word (which BM25 needs). It fails
+/// for a text that says `offline`, and answers no chat request.
+#[derive(Debug)]
+struct Meanings;
+
+impl LanguageModel for Meanings {
+    fn name(&self) -> &str {
+        "meanings"
+    }
+
+    fn generate(
+        &self,
+        _: stratagem::ai::LlmRequest,
+    ) -> futures::future::BoxFuture<'static, Result<stratagem::ai::LlmResponse, LlmError>> {
+        Box::pin(async { Err(LlmError::new(LlmErrorKind::Other, "embeddings only")) })
+    }
+
+    fn embed(
+        &self,
+        request: EmbeddingRequest,
+    ) -> futures::future::BoxFuture<'static, Result<Embeddings, LlmError>> {
+        const CONCEPTS: [&[&str]; 3] = [
+            &["food", "eat", "lunch", "cafeteria"],
+            &["car", "drive", "parking"],
+            &["open", "opens", "hours"],
+        ];
+        let result = if request.inputs.iter().any(|t| t.contains("offline")) {
+            Err(LlmError::new(LlmErrorKind::Transport, "offline"))
+        } else {
+            let vectors = request
+                .inputs
+                .iter()
+                .map(|text| {
+                    let lower = text.to_lowercase();
+                    CONCEPTS
+                        .iter()
+                        .map(|words| words.iter().filter(|w| lower.contains(*w)).count() as f32)
+                        .collect()
+                })
+                .collect();
+            Ok(Embeddings {
+                vectors,
+                usage: Default::default(),
+            })
+        };
+        Box::pin(async move { result })
+    }
+}
+
+/// Answers from what it remembers, ranked by meaning.
+#[agent(plugins = [
+    Chat { default_model = "fast" },
+    Retrieval { embedding_model = "meanings", top_k = 1 }
+])]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Librarian {}
+
+fn librarian_models(script: &ScriptedModel) -> ModelTable {
+    ModelTable::new()
+        .alias("fast", Arc::new(script.clone()), "m")
+        .alias("meanings", Arc::new(Meanings), "e")
+}
+
+fn memories() -> Signal {
+    Signal::new(
+        "retrieval.upsert",
+        json!({"memories": [
+            {"id": "parking", "text": "Parking is behind the building"},
+            {"id": "lunch", "text": "The cafeteria serves lunch at noon"}
+        ]}),
+    )
+}
+
+#[tokio::test]
+async fn enrichment_ranks_by_embeddings_and_falls_back_to_bm25() {
+    let script = ScriptedModel::new()
+        .answer("At the cafeteria.")
+        .answer("At noon.");
+    let runner = AiRunner::new(librarian_models(&script));
+    let mut librarian = Librarian::new();
+    let out = librarian.handle_signal(&memories());
+    runner.settle(&mut librarian, out).await;
+
+    // No word in common with either memory: only the embeddings find the cafeteria.
+    let out = librarian.handle_signal(&Signal::new(
+        "chat.message",
+        json!({"prompt": "Where can I get food?", "request_id": "m1"}),
+    ));
+    assert!(
+        matches!(out.as_slice(), [Directive::Embed(_)]),
+        "the request waits for its prompt's embedding: {out:?}"
+    );
+    let saved = serde_json::to_value(&librarian).unwrap();
+    let held = &saved["plugins"]["retrieval"]["pending"];
+    assert_eq!(
+        held.as_object().unwrap().values().next().unwrap()["for"],
+        "enrich",
+        "the held request is in the checkpoint: {held}"
+    );
+    let mut librarian: Agent<Librarian> = serde_json::from_value(saved).unwrap();
+    let out = runner.settle(&mut librarian, out).await;
+    assert_eq!(
+        emitted(&out, CHAT_RESPONSE)
+            .unwrap_or_else(|| panic!("{out:?}"))
+            .data["text"],
+        "At the cafeteria."
+    );
+
+    // The embedding call fails: the memories are ranked by BM25 (which finds "lunch").
+    let out = librarian.handle_signal(&Signal::new(
+        "chat.message",
+        json!({"prompt": "offline: lunch time?", "request_id": "m2"}),
+    ));
+    let out = runner.settle(&mut librarian, out).await;
+    assert_eq!(
+        emitted(&out, CHAT_RESPONSE).unwrap().data["text"],
+        "At noon."
+    );
+
+    let requests = script.requests();
+    let first = requests[0].last_user_message().unwrap();
+    assert!(
+        first.starts_with("Relevant memories:\n- The cafeteria serves lunch at noon\n"),
+        "{first}"
+    );
+    assert!(first.ends_with("Where can I get food?"), "{first}");
+    let second = requests[1].last_user_message().unwrap();
+    assert!(second.contains("- The cafeteria serves lunch"), "{second}");
+    assert!(!second.contains("Parking"), "{second}");
+    assert!(
+        librarian
+            .plugin_state::<Retrieval>()
+            .unwrap()
+            .pending
+            .is_empty()
+    );
+    script.assert_finished();
+}
+
+#[tokio::test]
+async fn enrichment_by_embeddings_in_the_server() {
+    let script = ScriptedModel::new().answer("At the cafeteria.");
+    let options = Options::default().models(librarian_models(&script));
+    let server = AgentServer::start(Librarian::new(), options).await.unwrap();
+    let mut events = server.subscribe();
+    server.call(memories()).await.unwrap();
+    // The memories' embeddings arrive through the server before the question is asked.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let agent = server.agent().await.unwrap();
+        let ns = &agent.plugin_state::<Retrieval>().unwrap().namespaces["default"];
+        if ns.memories.iter().all(|m| m.embedding.is_some()) {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "no embeddings");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    server
+        .call(Signal::new(
+            "chat.message",
+            json!({"prompt": "Where can I get food?", "request_id": "s9"}),
+        ))
+        .await
+        .unwrap();
+    let answer = next_of(&mut events, CHAT_RESPONSE).await;
+    assert_eq!(answer.data["request_id"], "s9");
+    let prompt = script.requests()[0]
+        .last_user_message()
+        .unwrap()
+        .to_string();
+    assert!(
+        prompt.contains("- The cafeteria serves lunch at noon"),
+        "{prompt}"
+    );
+    assert!(!prompt.contains("Parking"), "{prompt}");
 }

@@ -450,11 +450,16 @@ impl<S: AgentSpec> Agent<S> {
         incoming: &Signal,
     ) -> Vec<Directive> {
         let mut signal = incoming.clone();
-        if let Err((plugin, reason)) = stack.before_route(&mut self.plugins, &mut signal) {
-            return vec![Directive::error(
-                AgentError::PluginRefused { plugin, reason },
-                signal_context(incoming),
-            )];
+        match stack.before_route(&mut self.plugins, &mut signal) {
+            Ok(None) => {}
+            // A plugin holds the signal until a model answers.
+            Ok(Some(directives)) => return directives,
+            Err((plugin, reason)) => {
+                return vec![Directive::error(
+                    AgentError::PluginRefused { plugin, reason },
+                    signal_context(incoming),
+                )];
+            }
         }
         let (instructions, tick) = match route_with(router, &signal) {
             Ok(routed) => routed,

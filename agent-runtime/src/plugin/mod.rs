@@ -11,8 +11,8 @@
 //! runs them, so they work for every strategy, in process and in the server:
 //!
 //! 1. the pre-routing hooks, in mount order; a hook may change the signal (the next hook sees
-//!    the change) or refuse it ([`AgentError::PluginRefused`](crate::AgentError::PluginRefused),
-//!    nothing else runs);
+//!    the change), refuse it ([`AgentError::PluginRefused`](crate::AgentError::PluginRefused),
+//!    nothing else runs) or hold it until a model answers ([`Flow::Defer`]);
 //! 2. routing: the agent's, the strategy's and the plugins' routes; a route to a plugin action
 //!    runs [`Plugin::run`] on the plugin's state, the others run through the strategy, in route
 //!    order. A signal a hook rewrote to a type nothing routes is emitted as it is (a refusal
@@ -156,7 +156,7 @@ pub fn configure<P: Plugin>(options: Value) -> Result<P, serde_json::Error> {
 }
 
 /// What a pre-routing hook decided.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub enum Flow {
     /// Go on with the (possibly rewritten) signal.
     Continue,
@@ -164,6 +164,15 @@ pub enum Flow {
     Refuse {
         /// Why.
         reason: String,
+    },
+    /// Hold it: the hooks after this one and the routes do not run, and the step returns
+    /// `directives` (a model call the plugin waits for). The plugin keeps the signal in its
+    /// state and brings it back when the answer arrives: its hook rewrites that answer into
+    /// the held signal, which the hooks after it and the routes then see as if it had just
+    /// arrived (Retrieval's enrichment by embeddings).
+    Defer {
+        /// What the step returns instead.
+        directives: Vec<Directive>,
     },
 }
 

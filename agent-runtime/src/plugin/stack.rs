@@ -226,12 +226,13 @@ impl PluginStack {
         self.actions.get(name).map(|(i, a)| (*i, a.as_str()))
     }
 
-    /// Runs the pre-routing hooks in mount order until one refuses: `Err((key, reason))`.
+    /// Runs the pre-routing hooks in mount order until one refuses (`Err((key, reason))`) or
+    /// holds the signal (`Ok(Some(directives))`); `Ok(None)`: route it.
     pub(crate) fn before_route(
         &self,
         states: &mut PluginStates,
         signal: &mut Signal,
-    ) -> Result<(), (String, String)> {
+    ) -> Result<Option<Vec<Directive>>, (String, String)> {
         for (plugin, (_, slice)) in self.plugins.iter().zip(states.slices.iter_mut()) {
             let flow = catch_unwind(AssertUnwindSafe(|| {
                 plugin.before_route(&mut **slice, signal)
@@ -241,11 +242,13 @@ impl PluginStack {
                     .message()
                     .to_string(),
             });
-            if let Flow::Refuse { reason } = flow {
-                return Err((plugin.state_key().to_string(), reason));
+            match flow {
+                Flow::Continue => {}
+                Flow::Refuse { reason } => return Err((plugin.state_key().to_string(), reason)),
+                Flow::Defer { directives } => return Ok(Some(directives)),
             }
         }
-        Ok(())
+        Ok(None)
     }
 
     /// Runs the outbound hooks, in mount order, on every `Emit` directive.
