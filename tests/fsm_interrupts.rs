@@ -308,3 +308,181 @@ async fn compaction_keeps_what_a_pending_interrupt_needs() {
     assert_eq!(again.state().decisions, live.state().decisions);
     assert_eq!(again.state().decisions.last(), Some(&(1, true)));
 }
+
+/// A review whose `Legal` region asks for approval while `Style` keeps going on its own.
+#[agent(strategy = Fsm, transitions {
+    initial Idle
+    interrupt sign_off(Draft) -> Verdict
+    Idle -> Review on start
+    parallel Review {
+        state Legal {
+            initial Reading
+            Reading on submit do count_submit ask sign_off
+            Reading -> Signed on sign_off do apply_verdict
+            Reading on both do count_submit ask sign_off
+            Signed -> Reading on reopen
+        }
+        state Style {
+            initial Drafting
+            Drafting -> Polished on polish
+            Drafting -> Polished on both
+            Polished -> Drafting on rework
+        }
+    }
+}, routes { "review.start" => start  "review.submit" => submit  "review.polish" => polish })]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Paper {
+    submits_run: u32,
+    verdicts: Vec<bool>,
+    unprintable: bool,
+}
+
+/// What the reviewer sees; a paper marked unprintable cannot be shown.
+#[derive(Serialize)]
+struct Draft {
+    submits: u32,
+}
+
+impl From<&Paper> for Draft {
+    fn from(paper: &Paper) -> Self {
+        assert!(!paper.unprintable, "the draft cannot be rendered");
+        Draft {
+            submits: paper.submits_run,
+        }
+    }
+}
+
+#[derive(Serialize, Deserialize, JsonSchema)]
+struct Verdict {
+    approve: bool,
+}
+
+#[action]
+fn count_submit(paper: &mut Paper) {
+    paper.submits_run += 1;
+}
+
+#[action]
+fn apply_verdict(paper: &mut Paper, verdict: Verdict) {
+    paper.verdicts.push(verdict.approve);
+}
+
+fn raised(directives: &[Directive]) -> Vec<PendingInterrupt> {
+    directives
+        .iter()
+        .filter_map(|d| match d {
+            Directive::Interrupt(signal) => serde_json::from_value(signal.data.clone()).ok(),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_row_in_a_parallel_region_parks_its_interrupt_while_the_other_region_runs_on() {
+    use PaperState as S;
+    let mut paper = Paper::new().with_id("paper-1");
+    paper.cmd(PaperEvent::Start).unwrap();
+    let asked = raised(&paper.cmd(PaperEvent::Submit).unwrap());
+    assert_eq!(asked.len(), 1);
+    assert_eq!(asked[0].id, "paper-1/sign_off/1");
+    assert_eq!(asked[0].payload, json!({ "submits": 1 }));
+    assert_eq!(paper.fsm_leaves(), [S::Reading, S::Drafting]);
+
+    // The other region is not held up by the pending interrupt.
+    paper.cmd(PaperEvent::Polish).unwrap();
+    assert_eq!(paper.fsm_leaves(), [S::Reading, S::Polished]);
+    // Only `resume` answers it, with the declared type.
+    let wrong = paper.cmd(Resume {
+        id: asked[0].id.clone(),
+        value: json!("yes"),
+    });
+    assert!(matches!(
+        interrupt_error(wrong),
+        InterruptError::WrongType { .. }
+    ));
+    paper
+        .cmd(Resume {
+            id: asked[0].id.clone(),
+            value: json!({ "approve": true }),
+        })
+        .unwrap();
+    assert_eq!(paper.fsm_leaves(), [S::Signed, S::Polished]);
+    assert_eq!(paper.state().verdicts, [true]);
+    assert_eq!(
+        paper.state().submits_run,
+        1,
+        "the asking row did not run again"
+    );
+    assert!(paper.strategy_state().interrupts.pending.is_empty());
+}
+
+#[test]
+fn an_interrupt_whose_payload_fails_undoes_every_region_s_part_of_the_step() {
+    use PaperState as S;
+    let mut paper = Paper::new().with_id("paper-2");
+    paper.cmd(PaperEvent::Start).unwrap();
+    paper.state_mut().unprintable = true;
+    let before = paper.clone();
+    // `both` moves `Style` and asks in `Legal`, in one macrostep.
+    assert!(paper.cmd(PaperEvent::Both).is_err());
+    assert_eq!(paper.fsm_leaves(), [S::Reading, S::Drafting]);
+    assert_eq!(paper.state().submits_run, 0);
+    assert_eq!(paper.strategy_state(), before.strategy_state());
+
+    paper.state_mut().unprintable = false;
+    let asked = raised(&paper.cmd(PaperEvent::Both).unwrap());
+    assert_eq!(asked.len(), 1);
+    assert_eq!(paper.fsm_leaves(), [S::Reading, S::Polished]);
+    assert_eq!(
+        asked[0].id, "paper-2/sign_off/1",
+        "the undone raise left no trace"
+    );
+}
+
+#[tokio::test]
+async fn a_region_s_parked_interrupt_survives_hibernate_and_resumes_after_a_thaw() {
+    use PaperState as S;
+    let store = Arc::new(MemoryStore::new());
+    let options = || Options::default().checkpoint_store(store.clone());
+    let server = AgentServer::start(Paper::new().with_id("paper-3"), options())
+        .await
+        .unwrap();
+    let mut events = server.subscribe();
+    for kind in ["review.start", "review.submit", "review.submit"] {
+        server.call(Signal::new(kind, json!({}))).await.unwrap();
+    }
+    let announced = events.recv().await.unwrap();
+    assert_eq!(
+        (announced.signal_type.as_str(), announced.id.as_str()),
+        (INTERRUPT_SIGNAL, "paper-3/sign_off/1")
+    );
+    server.handle().hibernate(&*store).await.unwrap();
+
+    let thawed = AgentServer::<Paper>::thaw(&*store, "paper-3", options())
+        .await
+        .unwrap();
+    let pending = thawed.interrupts().await.unwrap();
+    let ids: Vec<&str> = pending.iter().map(|p| p.id.as_str()).collect();
+    assert_eq!(ids, ["paper-3/sign_off/1", "paper-3/sign_off/2"]);
+    thawed
+        .call(Signal::new("review.polish", json!({})))
+        .await
+        .unwrap();
+    thawed
+        .resume(&pending[1].id, Verdict { approve: false })
+        .await
+        .unwrap();
+    // The region has left `Reading`: the first interrupt's answer has no row to take it now,
+    // so it is refused and stays pending.
+    let outcome = thawed
+        .resume(&pending[0].id, Verdict { approve: true })
+        .await
+        .unwrap();
+    assert_eq!(outcome.errors().count(), 1);
+    let agent = thawed.agent().await.unwrap();
+    assert_eq!(agent.fsm_leaves(), [S::Signed, S::Polished]);
+    assert_eq!(agent.state().verdicts, [false]);
+    assert_eq!(agent.state().submits_run, 2, "nothing ran twice");
+    assert_eq!(thawed.interrupts().await.unwrap(), pending[..1]);
+    thawed.stop().await;
+}

@@ -2,7 +2,7 @@
 //! exactly the same states. 1,000 server runs (FSM agents with timers, behaviour trees reading
 //! the clock, ReAct agents on the scripted model) get random signals and timers; each journal
 //! (and Direct agents with async actions) then replays with every step's hash equal and no model
-//! call. Also: time travel and forking,
+//! call, and forks of them diverge. Also: time travel and forking,
 //! a divergence naming its step and the differing fields, a run continued across a thaw, and
 //! bytes per step staying flat over a long run.
 //!
@@ -237,11 +237,37 @@ async fn a_thousand_recorded_runs_replay_offline_with_every_hash_equal() {
         assert_eq!(replayed.unwrap_or_else(|e| panic!("{id}: {e}")), *id);
         steps += journal.steps().count();
     }
+    // `Journal::replay` takes no model table, transport or clock: it cannot reach a provider.
+    // The counter proves the ReAct replays did not go around that either.
     assert_eq!(
         model.requests().len(),
         calls_before,
         "a replay calls no model"
     );
+
+    // Every tenth tree run is forked halfway and takes notes of its own: the fork starts from
+    // the original's state at that step, journals under its own id, replays to its live state,
+    // and ends where the original never was; the original's journal is left as it was.
+    let mut forks = 0;
+    for (id, _) in kinds.iter().filter(|(_, kind)| *kind == 1).step_by(10) {
+        let journal = Journal::load(&store, id).await.unwrap();
+        let notes = fork_and_diverge(&journal, &store, &options, &mut rng).await;
+        let original = journal.replay::<Guard>().unwrap();
+        assert!(
+            notes
+                .iter()
+                .any(|note| !original.state().notes.contains(note)),
+            "{id}: the fork diverged"
+        );
+        let again = Journal::load(&store, id).await.unwrap();
+        assert_eq!(
+            again.steps().count(),
+            journal.steps().count(),
+            "{id} is unchanged"
+        );
+        forks += 1;
+    }
+    assert!(forks > 0 || runs() < 10, "{forks} forks");
     let runs = kinds.len();
     assert!(steps > 3 * runs, "{steps} steps in {runs} runs");
     if runs >= 30 {
@@ -250,6 +276,43 @@ async fn a_thousand_recorded_runs_replay_offline_with_every_hash_equal() {
             "{timers} timers, {ticks} ticks, {replies} replies, {completions} completions"
         );
     }
+}
+
+/// Forks a guard's `journal` halfway, sends the fork notes of its own, and checks it: it starts
+/// in the original's state at that step and its own journal replays to its live state. The
+/// fork's notes at the end.
+async fn fork_and_diverge(
+    journal: &Journal,
+    store: &MemoryStore,
+    options: &Options,
+    rng: &mut Rng,
+) -> Vec<String> {
+    let held = journal.steps().count();
+    let at = journal.steps().nth(held / 2).unwrap().seq;
+    let fork_id = format!("{}-fork", journal.key());
+    let fork = journal.fork_at::<Guard>(at, &fork_id).unwrap();
+    let original = journal.state_at::<Guard>(at).unwrap();
+    assert_eq!(fork.state().notes, original.state().notes);
+    assert_eq!(fork.id(), fork_id);
+    let server = AgentServer::start(fork, options.clone()).await.unwrap();
+    for i in 0..1 + rng.below(4) {
+        let note = json!({"text": format!("fork note {i}")});
+        server.cast(Signal::new("guard.note", note)).unwrap();
+        settle().await;
+        tokio::time::advance(Duration::from_millis(rng.below(30))).await;
+    }
+    settle().await;
+    let live = server.agent().await.unwrap();
+    server.stop().await;
+
+    let forked = Journal::load(store, &fork_id).await.unwrap();
+    let replayed = forked.replay::<Guard>().unwrap();
+    assert_eq!(
+        serde_json::to_value(&replayed).unwrap(),
+        serde_json::to_value(&live).unwrap(),
+        "{fork_id} replays to its live state"
+    );
+    replayed.state().notes.clone()
 }
 
 #[tokio::test(start_paused = true)]
@@ -439,7 +502,7 @@ async fn bytes_per_step_stay_flat_over_a_long_run_and_compaction_bounds_the_tota
     .unwrap();
     tokio::time::advance(Duration::from_millis(200)).await;
     settle().await;
-    let mut per_window = Vec::new();
+    let (mut per_window, mut stored_per_step) = (Vec::new(), Vec::new());
     for _ in 0..10 {
         for i in 0..100 {
             let signal = Signal::new("guard.note", json!({"text": format!("n{}", i % 10)}));
@@ -460,12 +523,22 @@ async fn bytes_per_step_stay_flat_over_a_long_run_and_compaction_bounds_the_tota
             .map(|(_, b)| b.len())
             .sum();
         per_window.push(steps / 100);
+        // Everything stored (snapshots included) per step taken so far.
+        let stored: usize = records.iter().map(|(_, b)| b.len()).sum();
+        let taken = records.iter().map(|(p, _)| p / 2).max().unwrap_or(1) as usize;
+        stored_per_step.push(stored / taken);
     }
     server.stop().await;
     let (first, last) = (per_window[0], per_window[9]);
     assert!(
         last * 10 <= first * 11,
         "bytes per step grew from {first} to {last}: {per_window:?}"
+    );
+    // After ~100 steps and after ~1,000: the journal's whole size per step did not grow.
+    let (after_100, after_1000) = (stored_per_step[0], stored_per_step[9]);
+    assert!(
+        after_1000 * 10 <= after_100 * 11,
+        "stored bytes per step grew from {after_100} to {after_1000}: {stored_per_step:?}"
     );
     let records = store.read_journal("long", 0).await.unwrap();
     assert!(

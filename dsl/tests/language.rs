@@ -58,3 +58,33 @@ fn the_example_agents_are_in_canonical_layout() {
     }
     assert_eq!(seen, 4);
 }
+
+/// A row inside a parallel region may raise an interrupt (once refused as E0325, now retired).
+#[test]
+fn an_interrupt_asked_inside_a_parallel_region_is_accepted() {
+    let source = r#"
+agent Review {
+    strategy fsm {
+        initial Off
+        interrupt approval(Request) -> Decision
+        Off -> Running on start
+        parallel Running {
+            state Left {
+                initial A
+                A on ping ask approval
+                A -> Done on approval
+                Done -> A on again
+            }
+            state Right {
+                initial B
+                B -> C on pong
+                C -> B on pong
+            }
+        }
+    }
+}
+"#;
+    let (def, warnings) = check_source(FileId(0), source).unwrap_or_else(|d| panic!("{d:#?}"));
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(def.agents.len(), 1);
+}

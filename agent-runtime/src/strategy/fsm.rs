@@ -848,7 +848,7 @@ fn fire<S: FsmSpec>(
 ) -> Result<Directives, FsmError<S>> {
     let (id, state, fsm) = agent.parts_with_id();
     if S::PARALLEL {
-        // Machines with parallel regions raise no interrupts (E0325).
+        // Rows in regions raise their interrupts inside `regions::fire`, all or nothing.
         let from = fsm.state;
         let result = regions::fire(id, state, fsm, event, &params).map(Directives::from);
         discard(params);
@@ -880,36 +880,49 @@ fn fire_asking<S: FsmSpec>(
 ) -> Result<Directives, FsmError<S>> {
     let before = agent.clone();
     let mut out = fire_step(agent, event, params, step)?;
-    let Some(spec) = S::INTERRUPTS.get(interrupt as usize) else {
-        return Ok(out);
-    };
-    match S::interrupt_payload(agent.state(), interrupt) {
-        Ok(payload) => {
-            let (id, _, fsm) = agent.parts_with_id();
-            let pending = fsm.interrupts.raise(id, spec, payload);
-            tracing::debug!(
-                target: "stratagem::fsm",
-                agent = S::NAME,
-                id,
-                interrupt = %pending.id,
-                "interrupt raised"
-            );
-            let data = serde_json::to_value(&pending).unwrap_or(Value::Null);
-            out.push(Directive::Interrupt(Signal::with_id(
-                pending.id,
-                INTERRUPT_SIGNAL,
-                data,
-            )));
+    let (id, state, fsm) = agent.parts_with_id();
+    match raise::<S>(id, state, fsm, interrupt) {
+        Ok(directive) => {
+            out.extend(directive);
             Ok(out)
         }
         Err(error) => {
             *agent = before;
-            Err(failed(AgentError::Action {
-                action: Name::Borrowed(spec.name),
-                error,
-            }))
+            Err(failed(error))
         }
     }
+}
+
+/// Raises interrupt `interrupt` once its row ran: builds the payload from the state, records
+/// the interrupt as pending and returns its [`Directive::Interrupt`]. On `Err` (the payload
+/// cannot be built) the caller undoes the step.
+pub(super) fn raise<S: FsmSpec>(
+    id: &str,
+    state: &S,
+    fsm: &mut FsmState<S::State>,
+    interrupt: u32,
+) -> Result<Option<Directive>, AgentError> {
+    let Some(spec) = S::INTERRUPTS.get(interrupt as usize) else {
+        return Ok(None);
+    };
+    let payload = S::interrupt_payload(state, interrupt).map_err(|error| AgentError::Action {
+        action: Name::Borrowed(spec.name),
+        error,
+    })?;
+    let pending = fsm.interrupts.raise(id, spec, payload);
+    tracing::debug!(
+        target: "stratagem::fsm",
+        agent = S::NAME,
+        id,
+        interrupt = %pending.id,
+        "interrupt raised"
+    );
+    let data = serde_json::to_value(&pending).unwrap_or(Value::Null);
+    Ok(Some(Directive::Interrupt(Signal::with_id(
+        pending.id,
+        INTERRUPT_SIGNAL,
+        data,
+    ))))
 }
 
 /// The error for an interrupt's event fired by a signal rather than by `resume`.

@@ -132,8 +132,8 @@ codes! {
     FSM_UNANSWERED_INTERRUPT = "E0323", "interrupt with no row taking its answer";
     /// A route whose target is an interrupt's event: only `resume` answers an interrupt.
     FSM_INTERRUPT_ROUTED = "E0324", "route fires an interrupt's answer";
-    /// `ask` on a row of a machine with parallel regions (not supported yet).
-    FSM_INTERRUPT_IN_REGIONS = "E0325", "interrupt in a machine with parallel regions";
+    // E0325 is retired: "interrupt in a machine with parallel regions", while rows in regions
+    // could not raise interrupts. Never reuse it.
 
     /// `subtree X` naming no behavior.
     TREE_UNKNOWN_SUBTREE = "E0401", "unknown subtree";

@@ -1,4 +1,4 @@
-//! Interrupt checks (E0322-E0325, and E0311 for one declared twice): every `ask` names a
+//! Interrupt checks (E0322-E0324, and E0311 for one declared twice): every `ask` names a
 //! declared interrupt, every interrupt has a row that takes its answer, and no route fires an
 //! interrupt's event (only `resume` does).
 
@@ -33,22 +33,6 @@ pub(crate) fn check_interrupts(cx: &Ctxt, fsm: &FsmDef, routes: &[RouteDef]) {
                 .help("remove one of the two declarations"),
             );
         }
-    }
-    if fsm.has_regions()
-        && let Some(ask) = fsm.rows.iter().find_map(|r| r.ask.as_ref())
-    {
-        cx.push(
-            Diagnostic::error(
-                codes::FSM_INTERRUPT_IN_REGIONS,
-                ask.span,
-                format!(
-                    "`ask {}` in a machine with parallel regions: interrupts are not supported there yet",
-                    ask.value
-                ),
-            )
-            .label("raised in a machine with regions")
-            .help("raise the interrupt from a machine without `parallel`, `final` or `when done`, or split the regions into agents"),
-        );
     }
     for row in &fsm.rows {
         let Some(ask) = &row.ask else { continue };

@@ -10,6 +10,9 @@
 //!   then the rows' actions run (document order), then every state they enter is entered
 //!   (document order: a parallel state's regions in the order written). Entering a state
 //!   inside a region enters its sibling regions by default. All or nothing.
+//! - Interrupts: a chosen row with `ask x` raises `x` after the macrostep, its payload built
+//!   from the state after it; a payload that cannot be built undoes the macrostep. The answer
+//!   is the event `x`, fired through the regions like any other.
 //! - Completion: entering a `final` state completes its parent; a parallel state completes
 //!   when every region has. Each completion is an internal event handled before `cmd`
 //!   returns, by the completed state's `when done` row, as its own microstep.
@@ -382,7 +385,37 @@ pub(super) fn fire<S: FsmSpec>(
             },
         });
     }
-    macrostep(id, state, fsm, &chosen, params).map_err(failed)
+    if chosen.iter().all(|c| S::ask(c.row).is_none()) {
+        return macrostep(id, state, fsm, &chosen, params).map_err(failed);
+    }
+    asking(id, state, fsm, &chosen, params).map_err(failed)
+}
+
+/// [`macrostep`] for rows that raise interrupts (`... ask approval` in a region): once the
+/// macrostep ran, each asking row raises its interrupt, in document order, with the payload
+/// built from the state after the step. A payload that cannot be built undoes the whole
+/// macrostep, every region's part of it included: all or nothing, as for any action.
+#[cold]
+#[inline(never)]
+fn asking<S: FsmSpec>(
+    id: &str,
+    state: &mut S,
+    fsm: &mut FsmState<S::State>,
+    chosen: &[Chosen<S::State>],
+    params: &Value,
+) -> Result<Vec<Directive>, AgentError> {
+    let backup = (state.clone(), fsm.clone());
+    let mut out = macrostep(id, state, fsm, chosen, params)?;
+    for interrupt in chosen.iter().filter_map(|c| S::ask(c.row)) {
+        match super::raise::<S>(id, state, fsm, interrupt) {
+            Ok(directive) => out.extend(directive),
+            Err(error) => {
+                (*state, *fsm) = backup;
+                return Err(error);
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Takes one row (a timer's): its microstep and the completions it causes.
