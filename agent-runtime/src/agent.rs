@@ -309,9 +309,13 @@ impl<S: AgentSpec> Agent<S> {
         &self.plugins
     }
 
-    /// Runs the plugins' outbound hooks on the `Emit` directives of a step.
+    /// Runs the plugins' outbound hooks on the `Emit` directives of a step. A step without
+    /// directives (most ticks) has nothing to hook: the plugin stack is not even looked up.
     #[inline]
     fn outbound(&mut self, mut directives: Vec<Directive>) -> Vec<Directive> {
+        if directives.is_empty() {
+            return directives;
+        }
         let stack = S::plugins();
         if !stack.is_empty() {
             stack.after_emit(&mut self.plugins, &mut directives);

@@ -536,11 +536,17 @@ impl Fsm {
         event: S::Event,
         params: Value,
     ) -> Result<Directives, FsmError<S>> {
-        if agent.strategy_state().entered || !enters_with_effects::<S>() {
-            fire(agent, event, params)
+        // `null` (every event sent without parameters) is read from a static: nothing is
+        // written per event for guards and actions to borrow.
+        let null = matches!(params, Value::Null);
+        let borrowed = if null { &NULL } else { &params };
+        let result = if agent.strategy_state().entered || !enters_with_effects::<S>() {
+            fire(agent, event, borrowed)
         } else {
-            fire_first(agent, event, params)
-        }
+            fire_first(agent, event, borrowed)
+        };
+        discard(params);
+        result
     }
 }
 
@@ -551,7 +557,7 @@ impl Fsm {
 fn fire_first<S: FsmSpec>(
     agent: &mut Agent<S>,
     event: S::Event,
-    params: Value,
+    params: &Value,
 ) -> Result<Directives, FsmError<S>> {
     let before = agent.clone();
     let mut out = enter_initial(agent);
@@ -653,7 +659,7 @@ impl<S: FsmSpec> Strategy<S> for Fsm {
                     ));
                     continue;
                 }
-                match fire(agent, event, instruction.params) {
+                match fire(agent, event, &instruction.params) {
                     Ok(directives) => out.extend(directives),
                     Err(error) => out.push(Directive::error(error.into(), context)),
                 }
@@ -844,21 +850,20 @@ fn enter_initial<S: FsmSpec>(agent: &mut Agent<S>) -> Vec<Directive> {
 fn fire<S: FsmSpec>(
     agent: &mut Agent<S>,
     event: S::Event,
-    params: Value,
+    params: &Value,
 ) -> Result<Directives, FsmError<S>> {
     let (id, state, fsm) = agent.parts_with_id();
     if S::PARALLEL {
         // Rows in regions raise their interrupts inside `regions::fire`, all or nothing.
         let from = fsm.state;
-        let result = regions::fire(id, state, fsm, event, &params).map(Directives::from);
-        discard(params);
+        let result = regions::fire(id, state, fsm, event, params).map(Directives::from);
         if trace::on!(DEBUG) {
             let to = result.is_ok().then_some(fsm.state);
             traced_fire::<S>(id, from, event, to, &result);
         }
         return result;
     }
-    let step = S::transition(state, fsm.state, event, &params);
+    let step = S::transition(state, fsm.state, event, params);
     if let Step::Fire(row, _) | Step::Stay(row) = step
         && let Some(interrupt) = S::ask(row)
     {
@@ -874,7 +879,7 @@ fn fire<S: FsmSpec>(
 fn fire_asking<S: FsmSpec>(
     agent: &mut Agent<S>,
     event: S::Event,
-    params: Value,
+    params: &Value,
     step: Step<S::State>,
     interrupt: u32,
 ) -> Result<Directives, FsmError<S>> {
@@ -942,7 +947,7 @@ fn answer_only<S: FsmSpec>(event: &str) -> AgentError {
 fn fire_step<S: FsmSpec>(
     agent: &mut Agent<S>,
     event: S::Event,
-    params: Value,
+    params: &Value,
     step: Step<S::State>,
 ) -> Result<Directives, FsmError<S>> {
     let (id, state, fsm) = agent.parts_with_id();
@@ -953,7 +958,6 @@ fn fire_step<S: FsmSpec>(
     if let Step::Fire(row, to) = step
         && move_plain::<S>(fsm, row, to)
     {
-        discard(params);
         if trace::on!(DEBUG) {
             traced_fire::<S>(id, from, event, Some(to), &Ok(Directives::new()));
         }
@@ -961,7 +965,6 @@ fn fire_step<S: FsmSpec>(
     }
     // No row (most events of a device's stream): the refusal returned from here too.
     if let Step::Invalid = step {
-        discard(params);
         let invalid = || FsmError::InvalidTransition { state: from, event };
         if trace::on!(DEBUG) {
             traced_fire::<S>(id, from, event, None, &Err(invalid()));
@@ -973,24 +976,23 @@ fn fire_step<S: FsmSpec>(
     // so refusing costs what a hand-written `match` arm returning `false` costs.
     let result = if let Step::Fire(row, to) = step {
         if S::NESTED {
-            statechart::take(id, state, fsm, row, to, &params)
+            statechart::take(id, state, fsm, row, to, params)
         } else {
-            take(id, state, fsm, to, row, &params)
+            take(id, state, fsm, to, row, params)
         }
     } else if let Step::Invalid = step {
         Err(FsmError::InvalidTransition { state: from, event })
     } else {
         match step {
-            Step::Stay(row) => stay(id, state, fsm, row, &params),
+            Step::Stay(row) => stay(id, state, fsm, row, params),
             Step::Rejected => Err(FsmError::GuardRejected { state: from, event }),
-            Step::GuardFailed(row) => Err(guard_failed::<S>(state, row, from, event, &params)),
+            Step::GuardFailed(row) => Err(guard_failed::<S>(state, row, from, event, params)),
             Step::Fire(..) | Step::Invalid => {
                 Err(FsmError::InvalidTransition { state: from, event })
             }
         }
     }
     .map(Directives::from);
-    discard(params);
     if trace::on!(DEBUG) {
         // The leaf actually entered (a history may resume another than the row's target).
         let to = matches!(step, Step::Fire(..)).then_some(fsm.state);
@@ -1161,8 +1163,10 @@ fn take<S: FsmSpec>(
     let action = S::row_action(row).map(|action| (row, action));
     let enter = S::enter(to);
     let mut out = Vec::new();
-    if exit.is_some() || action.is_some() || enter.is_some() {
+    if exit.is_some() || enter.is_some() {
         run_actions(id, state, exit, action, params, enter, &mut out).map_err(failed)?;
+    } else if let Some((row, action)) = action {
+        run_row_action(id, state, row, action, params, &mut out).map_err(failed)?;
     }
     // Async actions started in the state being left are cancelled: all of them, since every
     // transition empties the list.
@@ -1216,9 +1220,8 @@ fn stay<S: FsmSpec>(
     params: &Value,
 ) -> Result<Vec<Directive>, FsmError<S>> {
     let mut out = Vec::new();
-    let action = S::row_action(row).map(|action| (row, action));
-    if action.is_some() {
-        run_actions(id, state, None, action, params, None, &mut out).map_err(failed)?;
+    if let Some(action) = S::row_action(row) {
+        run_row_action(id, state, row, action, params, &mut out).map_err(failed)?;
     }
     fsm.started = true;
     // A first event may be an internal row (see `enters_with_effects`).
@@ -1238,7 +1241,7 @@ fn cancel_in_flight(in_flight: &mut Vec<String>, out: &mut Vec<Directive>) {
 /// Runs actions in order on `state` (the row's `do` by its index, through the generated static
 /// call), applying each one's state operations before the next runs; if one fails, `state` is
 /// restored and `out` emptied.
-#[inline(always)]
+#[inline]
 fn run_actions<S: FsmSpec>(
     id: &str,
     state: &mut S,
@@ -1281,6 +1284,31 @@ fn run_actions<S: FsmSpec>(
     ran
 }
 
+/// [`run_actions`] for a row's `do` action alone (no `exit`, no `enter`: most rows with an
+/// action), inlined into the transition so that the action, its `Outcome` checks and the
+/// all-or-nothing copy compile into straight-line code (a state that is plain data is copied
+/// in registers; an action returning `()` has no outcome left to look at).
+#[inline(always)]
+fn run_row_action<S: FsmSpec>(
+    id: &str,
+    state: &mut S,
+    row: u32,
+    action: FsmAction<S>,
+    params: &Value,
+    out: &mut Vec<Directive>,
+) -> Result<(), AgentError> {
+    let mut backup = action.writes.then(|| state.clone());
+    let run = |s: &mut S| S::run_row(row, s, params).unwrap_or_else(|| (action.run)(s, params));
+    let ran = run_step(id, state, &mut backup, action.name, run, out);
+    if ran.is_err() {
+        if let Some(backup) = backup {
+            *state = backup;
+        }
+        out.clear();
+    }
+    ran
+}
+
 /// Runs one action on the state (panics caught), applies its state operations, and collects
 /// its directives. On `Err` the state may be half changed: the caller restores it.
 #[inline]
@@ -1298,7 +1326,7 @@ fn run_one<S: AgentSpec>(
 
 /// [`run_one`] for any way of running the action. `backup` is the caller's copy of the state,
 /// taken here before state operations are applied if the caller had none.
-#[inline]
+#[inline(always)]
 fn run_step<S: AgentSpec>(
     id: &str,
     state: &mut S,
@@ -1312,25 +1340,28 @@ fn run_step<S: AgentSpec>(
         error,
     };
     let started = trace::start();
-    // The outcome is used where the action wrote it, through references: moving it (two
-    // vectors) between stack slots costs store-forwarding stalls that dominate a small action.
+    // The outcome is taken apart by value where the action returned it: once the action is
+    // inlined (a row's `do`), an action returning `()` leaves nothing to look at, write to
+    // memory or drop (through references, its two vectors lived on the stack and were dropped
+    // by a call on every run).
     let ran = catch_unwind(AssertUnwindSafe(|| {
-        let mut result = run(state);
-        match &mut result {
-            Ok(outcome) => {
-                if !outcome.ops.is_empty() {
-                    if backup.is_none() {
-                        *backup = Some(state.clone());
-                    }
-                    apply_ops(state, &outcome.ops)?;
-                }
-                if !outcome.directives.is_empty() {
-                    out.append(&mut outcome.directives);
-                }
-                Ok(())
+        let Outcome {
+            ops,
+            directives,
+            reply,
+            in_progress: _,
+        } = run(state)?;
+        drop(reply);
+        if !ops.is_empty() {
+            if backup.is_none() {
+                *backup = Some(state.clone());
             }
-            Err(_) => result.map(drop),
+            apply_ops(state, &ops)?;
         }
+        if !directives.is_empty() {
+            out.extend(directives);
+        }
+        Ok(())
     }));
     let ran = match ran {
         Ok(Ok(())) => Ok(()),
@@ -1346,6 +1377,9 @@ fn run_step<S: AgentSpec>(
     }
     ran.map_err(fail)
 }
+
+/// The parameters of an event sent without any.
+static NULL: Value = Value::Null;
 
 /// Drops parameters nobody takes; the usual `null` without a call to `Value`'s destructor,
 /// which matters on the hot path of a machine without actions.
