@@ -421,9 +421,7 @@ async fn in_the_server_chat_answers_reach_subscribers() {
     let script = ScriptedModel::new()
         .call("lookup_order", json!({"id": 5}))
         .answer("Order 5 shipped.");
-    let options = Options::default().models(models(Arc::new(script.clone())));
-    let server = AgentServer::start(Desk::new(), options).await.unwrap();
-    let mut events = server.subscribe();
+    let (server, mut events) = serve_desk(&script).await;
     server
         .call(Signal::new(
             "chat.message",
@@ -774,9 +772,7 @@ async fn in_the_server_planning_reasoning_and_embedding_recall_answer() {
     let script = ScriptedModel::new()
         .when("Make a plan", plan.to_string())
         .when("2+2", "Step 1: add\nConclusion: 4");
-    let options = Options::default().models(models(Arc::new(script.clone())));
-    let server = AgentServer::start(Desk::new(), options).await.unwrap();
-    let mut events = server.subscribe();
+    let (server, mut events) = serve_desk(&script).await;
     server
         .call(Signal::new(
             "retrieval.upsert",
@@ -837,6 +833,16 @@ async fn in_the_server_planning_reasoning_and_embedding_recall_answer() {
     }
 }
 
+/// A `Desk` in the server on the scripted model, and a subscription to what it emits.
+async fn serve_desk(
+    script: &ScriptedModel,
+) -> (AgentServer<Desk>, tokio::sync::broadcast::Receiver<Signal>) {
+    let options = Options::default().models(models(Arc::new(script.clone())));
+    let server = AgentServer::start(Desk::new(), options).await.unwrap();
+    let events = server.subscribe();
+    (server, events)
+}
+
 /// The next signal of type `signal_type` a subscriber sees (within five seconds).
 async fn next_of(
     events: &mut tokio::sync::broadcast::Receiver<Signal>,
@@ -861,9 +867,7 @@ async fn in_the_server_simple_complete_and_generate_object_answer() {
         .answer("c, d.")
         .answer("{\"name\": \"Rex\"}")
         .answer("{\"name\": \"Rex\", \"legs\": 4}");
-    let options = Options::default().models(models(Arc::new(script.clone())));
-    let server = AgentServer::start(Desk::new(), options).await.unwrap();
-    let mut events = server.subscribe();
+    let (server, mut events) = serve_desk(&script).await;
 
     server
         .call(Signal::new(
@@ -1169,9 +1173,7 @@ async fn in_the_server_chat_runs_async_actions_as_tools() {
     let script = ScriptedModel::new()
         .call("track_parcel", json!({"code": "S1"}))
         .answer("S1 is at the depot.");
-    let options = Options::default().models(models(Arc::new(script.clone())));
-    let server = AgentServer::start(Desk::new(), options).await.unwrap();
-    let mut events = server.subscribe();
+    let (server, mut events) = serve_desk(&script).await;
     server
         .call(Signal::new(
             "chat.message",
@@ -1282,9 +1284,7 @@ async fn in_the_server_a_reasoning_run_awaits_its_async_tool() {
     let script = ScriptedModel::new()
         .call("track_parcel", json!({"code": "Q5"}))
         .answer("Q5 is at the depot.");
-    let options = Options::default().models(models(Arc::new(script.clone())));
-    let server = AgentServer::start(Desk::new(), options).await.unwrap();
-    let mut events = server.subscribe();
+    let (server, mut events) = serve_desk(&script).await;
     server
         .call(Signal::new(
             "reasoning.react.run",
