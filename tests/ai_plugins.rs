@@ -11,8 +11,8 @@ use stratagem::ai::plugins::{
     ChatState, Decomposition, PLANNED, Plan, Planning, Prioritization, Reasoning, Retrieval,
 };
 use stratagem::ai::{
-    AiRunner, EMBEDDING_DIMENSIONS, LanguageModel, ModelTable, OpenAiCompatible, REQUEST_ERROR,
-    ScriptedModel,
+    AiRunner, EMBEDDING_DIMENSIONS, EmbeddingRequest, Embeddings, LanguageModel, LlmError,
+    LlmErrorKind, ModelTable, OpenAiCompatible, REQUEST_ERROR, ScriptedModel,
 };
 use stratagem::prelude::*;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -20,17 +20,18 @@ use tokio::net::TcpListener;
 
 /// Answers questions about orders.
 #[agent(
-    actions [lookup_order, secret],
+    actions [lookup_order, track_parcel, secret],
     plugins = [
         Chat { default_model = "fast", system_prompt = "Be brief.", max_turns = 2, deny_tools = ["secret"] },
         Planning { default_model = "fast", max_steps = 3 },
-        Reasoning { default_model = "fast", timeout_ms = 60000, temperature = 0, max_depth = 1 },
+        Reasoning { default_model = "fast", timeout_ms = 60000, temperature = 0, max_depth = 1, deny_tools = ["secret"] },
         Retrieval { embedding_model = "embedding", top_k = 2, enrich = false }
     ]
 )]
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 struct Desk {
     lookups: u32,
+    tracked: u32,
 }
 
 /// Which order.
@@ -44,6 +45,21 @@ struct Order {
 fn lookup_order(desk: &mut Desk, order: Order) -> Outcome {
     desk.lookups += 1;
     Outcome::new().reply(json!({"id": order.id, "status": "shipped"}))
+}
+
+/// Which parcel.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Parcel {
+    code: String,
+}
+
+/// Asks the carrier where a parcel is (an async action: the host runs it).
+#[action]
+async fn track_parcel(desk: &Desk, parcel: Parcel) -> Outcome {
+    tokio::time::sleep(Duration::from_millis(2)).await;
+    Outcome::new()
+        .set(json!({"tracked": desk.tracked + 1}))
+        .reply(json!({"code": parcel.code, "at": "depot"}))
 }
 
 /// Never offered to the model.
@@ -111,7 +127,11 @@ async fn chat_message_runs_tool_calls_and_answers() {
     let requests = script.requests();
     assert_eq!(requests[0].messages[0].content, "Be brief.");
     let offered: Vec<&str> = requests[0].tools.iter().map(|t| t.name.as_str()).collect();
-    assert_eq!(offered, ["lookup_order"], "denied tools are not offered");
+    assert_eq!(
+        offered,
+        ["lookup_order", "track_parcel"],
+        "async actions are offered, denied ones are not"
+    );
     assert_eq!(requests[0].max_tokens, Some(1024));
     assert_eq!(
         requests[1].messages.last().unwrap().role,
@@ -283,8 +303,9 @@ async fn embed_list_tools_and_execute_tool() {
 
     let out = desk.handle_signal(&Signal::new("chat.list_tools", json!({})));
     let tools = &emitted(&out, CHAT_TOOLS).unwrap().data["tools"];
-    assert_eq!(tools.as_array().unwrap().len(), 1);
+    assert_eq!(tools.as_array().unwrap().len(), 2);
     assert_eq!(tools[0]["name"], "lookup_order");
+    assert_eq!(tools[1]["name"], "track_parcel");
     assert_eq!(tools[0]["parameters"]["required"], json!(["id"]), "{tools}");
 
     let out = desk.handle_signal(&Signal::new(
@@ -591,6 +612,7 @@ async fn reasoning_runs_each_strategy_with_the_plugin_defaults() {
         requests[1].messages[0].content.contains("####"),
         "CoD's instructions"
     );
+    assert!(requests[0].tools.is_empty(), "CoT offers no tools");
     assert!(desk.plugin_state::<Reasoning>().unwrap().runs.is_empty());
 }
 
@@ -922,7 +944,11 @@ async fn in_the_server_execute_tool_and_list_tools_answer() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["lookup_order"], "`secret` is denied");
+    assert_eq!(
+        names,
+        ["lookup_order", "track_parcel"],
+        "`secret` is denied"
+    );
     assert_eq!(
         next_of(&mut events, CHAT_TOOLS).await.data["tools"],
         *tools,
@@ -1002,4 +1028,451 @@ async fn in_the_server_generate_object_against_an_openai_compatible_endpoint() {
         "a subscriber sees the answer stream in"
     );
     assert_eq!(seen[0].1["response_format"]["json_schema"]["name"], "Pet");
+}
+
+#[tokio::test]
+async fn chat_message_runs_async_actions_as_tools() {
+    let script = ScriptedModel::new()
+        .call("track_parcel", json!({"code": "P7"}))
+        .also("lookup_order", json!({"id": 7}))
+        .unwrap()
+        .answer("P7 is at the depot; order 7 shipped.");
+    let mut desk = Desk::new();
+    let out = desk.handle_signal(&Signal::new(
+        "chat.message",
+        json!({"prompt": "Where are P7 and order 7?", "request_id": "a1"}),
+    ));
+    let runner = runner(&script);
+    // The first turn's answer: the sync call runs, the async one goes to the host.
+    let llm = out
+        .into_iter()
+        .find_map(|d| match d {
+            Directive::Llm(call) => Some(*call),
+            _ => None,
+        })
+        .expect("a model call");
+    let reply = stratagem::ai::LlmReply::new(llm.call_id.clone(), runner.call_model(&llm).await);
+    let out = desk.handle_signal(&reply.into_signal());
+    let run = out
+        .iter()
+        .find_map(|d| match d {
+            Directive::RunInstruction { instruction, .. } => Some(instruction.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("the async tool goes to the host: {out:?}"));
+    assert_eq!(run.action, "track_parcel");
+    assert_eq!(run.id, "chat/a1/tool/1/0");
+    assert!(
+        !out.iter().any(|d| matches!(d, Directive::Llm(_))),
+        "the next turn waits for the async result"
+    );
+    assert_eq!(desk.state().lookups, 1, "the sync call ran at once");
+    // The round waiting on the host is part of the checkpoint.
+    let saved = serde_json::to_value(&desk).unwrap();
+    assert_eq!(
+        saved["plugins"]["chat"]["tools"]["chat/a1/tool/1/0"]["name"], "track_parcel",
+        "{saved}"
+    );
+    let mut desk: Agent<Desk> = serde_json::from_value(saved).unwrap();
+    let out = runner.settle(&mut desk, out).await;
+    let answer = emitted(&out, CHAT_RESPONSE).unwrap_or_else(|| panic!("{out:?}"));
+    assert_eq!(answer.data["text"], "P7 is at the depot; order 7 shipped.");
+    assert_eq!(answer.data["tool_calls"][0]["name"], "track_parcel");
+    assert_eq!(answer.data["tool_calls"][0]["result"]["at"], "depot");
+    assert_eq!(answer.data["tool_calls"][1]["result"]["status"], "shipped");
+    assert_eq!(
+        desk.state().tracked,
+        1,
+        "the async action's state change applied"
+    );
+    let requests = script.requests();
+    let tool_messages: Vec<&str> = requests[1]
+        .messages
+        .iter()
+        .filter(|m| m.role == stratagem::ai::Role::Tool)
+        .map(|m| m.content.as_str())
+        .collect();
+    assert_eq!(tool_messages.len(), 2, "both results, in call order");
+    assert!(tool_messages[0].contains("depot"), "{tool_messages:?}");
+    assert!(tool_messages[1].contains("shipped"), "{tool_messages:?}");
+    let chat = desk.plugin_state::<Chat>().unwrap();
+    assert!(chat.pending.is_empty() && chat.tools.is_empty());
+    script.assert_finished();
+}
+
+#[tokio::test]
+async fn async_tool_turns_count_towards_max_turns() {
+    let script = ScriptedModel::new()
+        .call("track_parcel", json!({"code": "A"}))
+        .call("track_parcel", json!({"code": "B"}));
+    let mut desk = Desk::new();
+    let out = ask(
+        &runner(&script),
+        &mut desk,
+        Signal::new(
+            "chat.message",
+            json!({"prompt": "Track them all", "request_id": "a2"}),
+        ),
+    )
+    .await;
+    let error = ChatError::from_signal(emitted(&out, REQUEST_ERROR).unwrap()).unwrap();
+    assert_eq!(
+        error,
+        ChatError::MaxTurns {
+            request_id: "a2".into(),
+            turns: 2
+        }
+    );
+    assert_eq!(desk.state().tracked, 1, "the first turn's call ran");
+}
+
+#[tokio::test]
+async fn execute_tool_runs_an_async_action_through_the_host() {
+    let script = ScriptedModel::new();
+    let mut desk = Desk::new();
+    let signal = Signal::new(
+        "chat.execute_tool",
+        json!({"name": "track_parcel", "arguments": {"code": "Z9"}, "request_id": "e1"}),
+    );
+    let out = desk.handle_signal(&signal);
+    assert!(
+        emitted(&out, CHAT_TOOL_RESULT).is_none(),
+        "answered once the host ran it"
+    );
+    let out = runner(&script).settle(&mut desk, out).await;
+    let result = &emitted(&out, CHAT_TOOL_RESULT)
+        .unwrap_or_else(|| panic!("{out:?}"))
+        .data;
+    assert_eq!(result["request_id"], "e1");
+    assert_eq!(result["ok"], true);
+    assert_eq!(result["result"]["at"], "depot");
+    assert_eq!(desk.state().tracked, 1);
+    let out = desk.handle_signal(&Signal::new(
+        "chat.execute_tool",
+        json!({"name": "track_parcel", "arguments": {"code": 5}}),
+    ));
+    let result = &emitted(&out, CHAT_TOOL_RESULT).unwrap().data;
+    assert_eq!(
+        result["ok"], false,
+        "arguments are checked before the host runs it"
+    );
+    assert!(
+        result["error"]
+            .as_str()
+            .unwrap()
+            .contains("invalid arguments")
+    );
+}
+
+#[tokio::test]
+async fn in_the_server_chat_runs_async_actions_as_tools() {
+    let script = ScriptedModel::new()
+        .call("track_parcel", json!({"code": "S1"}))
+        .answer("S1 is at the depot.");
+    let options = Options::default().models(models(Arc::new(script.clone())));
+    let server = AgentServer::start(Desk::new(), options).await.unwrap();
+    let mut events = server.subscribe();
+    server
+        .call(Signal::new(
+            "chat.message",
+            json!({"prompt": "Where is S1?", "request_id": "sa"}),
+        ))
+        .await
+        .unwrap();
+    let answer = next_of(&mut events, CHAT_RESPONSE).await;
+    assert_eq!(answer.data["text"], "S1 is at the depot.");
+    assert_eq!(answer.data["tool_calls"][0]["result"]["code"], "S1");
+    assert_eq!(server.state().await.unwrap().tracked, 1);
+    server
+        .call(Signal::new(
+            "chat.execute_tool",
+            json!({"name": "track_parcel", "arguments": {"code": "S2"}, "request_id": "sb"}),
+        ))
+        .await
+        .unwrap();
+    let result = next_of(&mut events, CHAT_TOOL_RESULT).await;
+    assert_eq!(result.data["request_id"], "sb");
+    assert_eq!(result.data["result"]["code"], "S2");
+    assert_eq!(server.state().await.unwrap().tracked, 2);
+    script.assert_finished();
+}
+
+#[tokio::test]
+async fn reasoning_react_runs_use_the_agents_tools_under_the_policy() {
+    let script = ScriptedModel::new()
+        .call("lookup_order", json!({"id": 3}))
+        .also("track_parcel", json!({"code": "R1"}))
+        .unwrap()
+        .call("secret", json!({}))
+        .answer("Order 3 shipped; R1 is at the depot.");
+    let mut desk = Desk::new();
+    let out = ask(
+        &runner(&script),
+        &mut desk,
+        Signal::new(
+            "reasoning.react.run",
+            json!({"query": "Order 3 and parcel R1?", "request_id": "rt"}),
+        ),
+    )
+    .await;
+    let done = emitted(&out, "ai.request.completed").unwrap_or_else(|| panic!("{out:?}"));
+    assert_eq!(done.data["answer"], "Order 3 shipped; R1 is at the depot.");
+    assert_eq!(desk.state().lookups, 1, "the sync tool ran on the agent");
+    assert_eq!(
+        desk.state().tracked,
+        1,
+        "the async tool ran through the host"
+    );
+    let requests = script.requests();
+    let offered: Vec<&str> = requests[0].tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(
+        offered,
+        ["lookup_order", "track_parcel"],
+        "`secret` is denied"
+    );
+    let results: Vec<&str> = requests[1]
+        .messages
+        .iter()
+        .filter(|m| m.role == stratagem::ai::Role::Tool)
+        .map(|m| m.content.as_str())
+        .collect();
+    assert!(
+        results[0].contains("shipped") && results[1].contains("depot"),
+        "{results:?}"
+    );
+    let refused = requests[2].messages.last().unwrap();
+    assert!(
+        refused.content.contains("unknown tool `secret`"),
+        "a denied tool is not run: {refused:?}"
+    );
+    let reasoning = desk.plugin_state::<Reasoning>().unwrap();
+    assert!(reasoning.runs.is_empty() && reasoning.tools.is_empty());
+    script.assert_finished();
+}
+
+#[tokio::test]
+async fn an_adaptive_run_that_looks_something_up_chooses_react_with_tools() {
+    let script = ScriptedModel::new()
+        .call("lookup_order", json!({"id": 8}))
+        .answer("Order 8 shipped.");
+    let mut desk = Desk::new();
+    let out = ask(
+        &runner(&script),
+        &mut desk,
+        Signal::new(
+            "reasoning.adaptive.run",
+            json!({"query": "Look up order 8", "request_id": "ad"}),
+        ),
+    )
+    .await;
+    assert_eq!(
+        emitted(&out, "ai.request.started").unwrap().data["strategy"],
+        "react"
+    );
+    assert_eq!(
+        emitted(&out, "ai.request.completed").unwrap().data["answer"],
+        "Order 8 shipped."
+    );
+    assert_eq!(desk.state().lookups, 1);
+    assert_eq!(script.requests()[0].tools.len(), 2);
+}
+
+#[tokio::test]
+async fn in_the_server_a_reasoning_run_awaits_its_async_tool() {
+    let script = ScriptedModel::new()
+        .call("track_parcel", json!({"code": "Q5"}))
+        .answer("Q5 is at the depot.");
+    let options = Options::default().models(models(Arc::new(script.clone())));
+    let server = AgentServer::start(Desk::new(), options).await.unwrap();
+    let mut events = server.subscribe();
+    server
+        .call(Signal::new(
+            "reasoning.react.run",
+            json!({"query": "Where is Q5?", "request_id": "sq"}),
+        ))
+        .await
+        .unwrap();
+    let done = next_of(&mut events, "ai.request.completed").await;
+    assert_eq!(done.data["request_id"], "sq");
+    assert_eq!(done.data["answer"], "Q5 is at the depot.");
+    assert_eq!(server.state().await.unwrap().tracked, 1);
+    script.assert_finished();
+}
+
+/// Embeds by meaning, not by words: a text's vector counts the concepts it mentions, so
+/// "food" is close to "cafeteria" although they share no word (which BM25 needs). It fails
+/// for a text that says `offline`, and answers no chat request.
+#[derive(Debug)]
+struct Meanings;
+
+impl LanguageModel for Meanings {
+    fn name(&self) -> &str {
+        "meanings"
+    }
+
+    fn generate(
+        &self,
+        _: stratagem::ai::LlmRequest,
+    ) -> futures::future::BoxFuture<'static, Result<stratagem::ai::LlmResponse, LlmError>> {
+        Box::pin(async { Err(LlmError::new(LlmErrorKind::Other, "embeddings only")) })
+    }
+
+    fn embed(
+        &self,
+        request: EmbeddingRequest,
+    ) -> futures::future::BoxFuture<'static, Result<Embeddings, LlmError>> {
+        const CONCEPTS: [&[&str]; 3] = [
+            &["food", "eat", "lunch", "cafeteria"],
+            &["car", "drive", "parking"],
+            &["open", "opens", "hours"],
+        ];
+        let result = if request.inputs.iter().any(|t| t.contains("offline")) {
+            Err(LlmError::new(LlmErrorKind::Transport, "offline"))
+        } else {
+            let vectors = request
+                .inputs
+                .iter()
+                .map(|text| {
+                    let lower = text.to_lowercase();
+                    CONCEPTS
+                        .iter()
+                        .map(|words| words.iter().filter(|w| lower.contains(*w)).count() as f32)
+                        .collect()
+                })
+                .collect();
+            Ok(Embeddings {
+                vectors,
+                usage: Default::default(),
+            })
+        };
+        Box::pin(async move { result })
+    }
+}
+
+/// Answers from what it remembers, ranked by meaning.
+#[agent(plugins = [
+    Chat { default_model = "fast" },
+    Retrieval { embedding_model = "meanings", top_k = 1 }
+])]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Librarian {}
+
+fn librarian_models(script: &ScriptedModel) -> ModelTable {
+    ModelTable::new()
+        .alias("fast", Arc::new(script.clone()), "m")
+        .alias("meanings", Arc::new(Meanings), "e")
+}
+
+fn memories() -> Signal {
+    Signal::new(
+        "retrieval.upsert",
+        json!({"memories": [
+            {"id": "parking", "text": "Parking is behind the building"},
+            {"id": "lunch", "text": "The cafeteria serves lunch at noon"}
+        ]}),
+    )
+}
+
+#[tokio::test]
+async fn enrichment_ranks_by_embeddings_and_falls_back_to_bm25() {
+    let script = ScriptedModel::new()
+        .answer("At the cafeteria.")
+        .answer("At noon.");
+    let runner = AiRunner::new(librarian_models(&script));
+    let mut librarian = Librarian::new();
+    let out = librarian.handle_signal(&memories());
+    runner.settle(&mut librarian, out).await;
+
+    // No word in common with either memory: only the embeddings find the cafeteria.
+    let out = librarian.handle_signal(&Signal::new(
+        "chat.message",
+        json!({"prompt": "Where can I get food?", "request_id": "m1"}),
+    ));
+    assert!(
+        matches!(out.as_slice(), [Directive::Embed(_)]),
+        "the request waits for its prompt's embedding: {out:?}"
+    );
+    let saved = serde_json::to_value(&librarian).unwrap();
+    let held = &saved["plugins"]["retrieval"]["pending"];
+    assert_eq!(
+        held.as_object().unwrap().values().next().unwrap()["for"],
+        "enrich",
+        "the held request is in the checkpoint: {held}"
+    );
+    let mut librarian: Agent<Librarian> = serde_json::from_value(saved).unwrap();
+    let out = runner.settle(&mut librarian, out).await;
+    assert_eq!(
+        emitted(&out, CHAT_RESPONSE)
+            .unwrap_or_else(|| panic!("{out:?}"))
+            .data["text"],
+        "At the cafeteria."
+    );
+
+    // The embedding call fails: the memories are ranked by BM25 (which finds "lunch").
+    let out = librarian.handle_signal(&Signal::new(
+        "chat.message",
+        json!({"prompt": "offline: lunch time?", "request_id": "m2"}),
+    ));
+    let out = runner.settle(&mut librarian, out).await;
+    assert_eq!(
+        emitted(&out, CHAT_RESPONSE).unwrap().data["text"],
+        "At noon."
+    );
+
+    let requests = script.requests();
+    let first = requests[0].last_user_message().unwrap();
+    assert!(
+        first.starts_with("Relevant memories:\n- The cafeteria serves lunch at noon\n"),
+        "{first}"
+    );
+    assert!(first.ends_with("Where can I get food?"), "{first}");
+    let second = requests[1].last_user_message().unwrap();
+    assert!(second.contains("- The cafeteria serves lunch"), "{second}");
+    assert!(!second.contains("Parking"), "{second}");
+    assert!(
+        librarian
+            .plugin_state::<Retrieval>()
+            .unwrap()
+            .pending
+            .is_empty()
+    );
+    script.assert_finished();
+}
+
+#[tokio::test]
+async fn enrichment_by_embeddings_in_the_server() {
+    let script = ScriptedModel::new().answer("At the cafeteria.");
+    let options = Options::default().models(librarian_models(&script));
+    let server = AgentServer::start(Librarian::new(), options).await.unwrap();
+    let mut events = server.subscribe();
+    server.call(memories()).await.unwrap();
+    // The memories' embeddings arrive through the server before the question is asked.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let agent = server.agent().await.unwrap();
+        let ns = &agent.plugin_state::<Retrieval>().unwrap().namespaces["default"];
+        if ns.memories.iter().all(|m| m.embedding.is_some()) {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "no embeddings");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    server
+        .call(Signal::new(
+            "chat.message",
+            json!({"prompt": "Where can I get food?", "request_id": "s9"}),
+        ))
+        .await
+        .unwrap();
+    let answer = next_of(&mut events, CHAT_RESPONSE).await;
+    assert_eq!(answer.data["request_id"], "s9");
+    let prompt = script.requests()[0]
+        .last_user_message()
+        .unwrap()
+        .to_string();
+    assert!(
+        prompt.contains("- The cafeteria serves lunch at noon"),
+        "{prompt}"
+    );
+    assert!(!prompt.contains("Parking"), "{prompt}");
 }

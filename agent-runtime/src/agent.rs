@@ -1,6 +1,7 @@
 //! Agents: a typed state plus the strategy's own state.
 
 use std::any::{Any, TypeId};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -15,10 +16,11 @@ use crate::action::{ActionEntry, ActionSpec, Outcome};
 use crate::directive::Directive;
 use crate::error::{ActionError, AgentError, ErrorContext};
 use crate::instruction::{ExecOptions, Instruction};
-use crate::plugin::{AgentTools, Plugin, PluginCall, PluginStack, PluginStates};
+use crate::plugin::{AgentTools, Plugin, PluginCall, PluginStack, PluginStates, ToolDone};
 use crate::route::{RouteError, RouteSpec, RouteTarget, Router};
 use crate::signal::Signal;
 use crate::snapshot::{Snapshot, Status};
+use crate::state_op::apply_ops;
 use crate::strategy::Strategy;
 
 /// The strategy state of agents of type `S`.
@@ -132,7 +134,7 @@ pub trait Command<S: AgentSpec> {
 impl<S: AgentSpec> Command<S> for Instruction {
     type Output = Vec<Directive>;
     fn run(self, agent: &mut Agent<S>) -> Vec<Directive> {
-        let out = strategy_cmd(agent, vec![self]);
+        let out = plugin_aware_cmd(agent, vec![self]);
         agent.outbound(out)
     }
 }
@@ -140,7 +142,7 @@ impl<S: AgentSpec> Command<S> for Instruction {
 impl<S: AgentSpec> Command<S> for Vec<Instruction> {
     type Output = Vec<Directive>;
     fn run(self, agent: &mut Agent<S>) -> Vec<Directive> {
-        let out = strategy_cmd(agent, self);
+        let out = plugin_aware_cmd(agent, self);
         agent.outbound(out)
     }
 }
@@ -148,9 +150,41 @@ impl<S: AgentSpec> Command<S> for Vec<Instruction> {
 impl<S: AgentSpec, const N: usize> Command<S> for [Instruction; N] {
     type Output = Vec<Directive>;
     fn run(self, agent: &mut Agent<S>) -> Vec<Directive> {
-        let out = strategy_cmd(agent, self.into());
+        let out = plugin_aware_cmd(agent, self.into());
         agent.outbound(out)
     }
+}
+
+/// `cmd` on an agent: the completions of async tools a plugin started go to that plugin, the
+/// rest to the strategy, in order.
+fn plugin_aware_cmd<S: AgentSpec>(
+    agent: &mut Agent<S>,
+    instructions: Vec<Instruction>,
+) -> Vec<Directive> {
+    let stack = S::plugins();
+    if stack.is_empty() || !instructions.iter().any(Instruction::is_completion) {
+        return strategy_cmd(agent, instructions);
+    }
+    let mut out = Vec::new();
+    let mut batch = Vec::new();
+    for instruction in instructions {
+        let owner = instruction
+            .is_completion()
+            .then(|| stack.tool_owner(&agent.plugins, &instruction.id))
+            .flatten();
+        let Some(index) = owner else {
+            batch.push(instruction);
+            continue;
+        };
+        if !batch.is_empty() {
+            out.extend(strategy_cmd(agent, std::mem::take(&mut batch)));
+        }
+        out.extend(agent.plugin_tool_completed(stack, index, instruction));
+    }
+    if !batch.is_empty() {
+        out.extend(strategy_cmd(agent, batch));
+    }
+    out
 }
 
 /// `Strategy::cmd`, with a panic caught unless the strategy catches its own.
@@ -416,19 +450,25 @@ impl<S: AgentSpec> Agent<S> {
         router: &Router,
         incoming: &Signal,
     ) -> Vec<Directive> {
-        let mut signal = incoming.clone();
-        if let Err((plugin, reason)) = stack.before_route(&mut self.plugins, &mut signal) {
-            return vec![Directive::error(
-                AgentError::PluginRefused { plugin, reason },
-                signal_context(incoming),
-            )];
+        // Borrowed until a hook rewrites it: most signals are never copied.
+        let mut signal = Cow::Borrowed(incoming);
+        match stack.before_route(&mut self.plugins, &mut signal) {
+            Ok(None) => {}
+            // A plugin holds the signal until a model answers.
+            Ok(Some(directives)) => return directives,
+            Err((plugin, reason)) => {
+                return vec![Directive::error(
+                    AgentError::PluginRefused { plugin, reason },
+                    signal_context(incoming),
+                )];
+            }
         }
         let (instructions, tick) = match route_with(router, &signal) {
             Ok(routed) => routed,
             // A hook rewrote the signal into one nothing here handles (a refusal as
             // `ai.request.error`): it goes out as it is, to the caller and the subscribers.
             Err(AgentError::NoRoute { .. }) if signal.signal_type != incoming.signal_type => {
-                return vec![Directive::Emit(signal)];
+                return vec![Directive::Emit(signal.into_owned())];
             }
             Err(error) => return vec![Directive::error(error, signal_context(&signal))],
         };
@@ -471,6 +511,38 @@ impl<S: AgentSpec> Agent<S> {
         if tick {
             out.extend(self.tick_strategy());
         }
+        out
+    }
+}
+
+impl<S: AgentSpec> Agent<S> {
+    /// The completion of an async tool plugin `index` started: its state changes are applied
+    /// (as an AI strategy applies a tool's), then the plugin gets the result.
+    fn plugin_tool_completed(
+        &mut self,
+        stack: &PluginStack,
+        index: usize,
+        mut instruction: Instruction,
+    ) -> Vec<Directive> {
+        let mut out = Vec::new();
+        let result = match instruction.outcome.take() {
+            Some(Ok(outcome)) => match apply_ops(&mut self.state, &outcome.ops) {
+                Ok(()) => {
+                    out.extend(outcome.directives);
+                    Ok(outcome.reply.map(|r| *r))
+                }
+                Err(e) => Err(e.message().to_string()),
+            },
+            Some(Err(e)) => Err(e.message().to_string()),
+            None => Err("the completion carries no outcome".to_string()),
+        };
+        let done = ToolDone {
+            id: &instruction.id,
+            name: &instruction.action,
+            result: &result,
+            agent_id: &self.id,
+        };
+        out.extend(stack.tool_completed(index, &mut self.plugins, done));
         out
     }
 }

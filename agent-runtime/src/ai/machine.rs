@@ -9,6 +9,8 @@
 //! in call order once the whole round is in. Chain of Thought / Draft make one LLM call and
 //! parse the answer.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -26,7 +28,9 @@ use super::adaptive;
 use super::aot;
 use super::hooks::{GuardedHooks, Step};
 use super::kind::StrategyKind;
-use super::model::{ChatMessage, LlmError, LlmRequest, LlmResponse, Role, ToolCall, ToolChoice};
+use super::model::{
+    ChatMessage, LlmError, LlmRequest, LlmResponse, Role, ToolCall, ToolChoice, ToolSpec,
+};
 use super::parse::{Reasoning, chain_of_draft, chain_of_thought};
 use super::schema;
 use super::search::{self, Concluded};
@@ -217,17 +221,22 @@ pub fn pending_llm_calls<S: AiAgent>(
     vec![LlmCall {
         call_id,
         request_id: run.request_id.clone(),
-        request: request_for::<S>(config, run, react),
+        request: request_for::<S>(config, run, react, None),
     }]
 }
 
-fn request_for<S: AiAgent>(config: &AiConfig, run: &AiRun, react: bool) -> LlmRequest {
+fn request_for<S: AiAgent>(
+    config: &AiConfig,
+    run: &AiRun,
+    react: bool,
+    hosted: Option<Arc<[ToolSpec]>>,
+) -> LlmRequest {
     let mut request = LlmRequest::new(
         run.model.as_deref().unwrap_or(config.model),
         run.messages.clone(),
     );
     if react {
-        request.tools = S::tool_specs();
+        request.tools = hosted.unwrap_or_else(S::tool_specs);
         request.tool_choice = if request.tools.is_empty() {
             ToolChoice::None
         } else {
@@ -354,7 +363,11 @@ impl<S: AiAgent> Machine<'_, S> {
         let config = self.state.config();
         let (kind, adaptive) = match self.kind {
             StrategyKind::Adaptive => {
-                let choice = adaptive::choose(&query, &config.reasoning, !config.tools.is_empty());
+                let has_tools = match self.state.hosted_tools() {
+                    Some(hosted) => !hosted.is_empty(),
+                    None => !config.tools.is_empty(),
+                };
+                let choice = adaptive::choose(&query, &config.reasoning, has_tools);
                 (choice.strategy, Some(choice))
             }
             kind => (kind, None),
@@ -415,7 +428,9 @@ impl<S: AiAgent> Machine<'_, S> {
         run.llm_calls += 1;
         let call_id = format!("{}/llm/{}", run.request_id, run.llm_calls);
         run.llm_call = Some(call_id.clone());
-        let request = request_for::<S>(&config, run, react);
+        let hosted = self.state.hosted_tools();
+        let run = self.run();
+        let request = request_for::<S>(&config, run, react, hosted);
         let request_id = self.run().request_id.clone();
         self.ai.phase = Phase::AwaitingLlm;
         self.out.push(Directive::Llm(Box::new(LlmCall {
@@ -567,6 +582,27 @@ impl<S: AiAgent> Machine<'_, S> {
             TOOL_STARTED,
             json!({"request_id": request_id, "call_id": call_id, "name": name, "arguments": arguments}),
         );
+        if let Some(hosted) = self.state.hosted_tools() {
+            // The host runs every tool of a host type: it answers with a completion.
+            match prepare_hosted(&hosted, &name, arguments) {
+                Ok(params) => self.out.push(Directive::RunInstruction {
+                    instruction: Instruction {
+                        id: call_id,
+                        action: name,
+                        params,
+                        deadline: None,
+                        exec: None,
+                        outcome: None,
+                    },
+                    exec: crate::instruction::ExecOptions::DEFAULT,
+                }),
+                Err(message) => {
+                    span().record(semconv::ERROR_TYPE, semconv::INVALID_ARGUMENTS);
+                    self.record_tool_result(index, tool_result(call_id, name, Err(message)));
+                }
+            }
+            return;
+        }
         let outcome = match prepare::<S>(&name, arguments) {
             Err(message) => {
                 span().record(semconv::ERROR_TYPE, semconv::INVALID_ARGUMENTS);
@@ -913,6 +949,40 @@ fn prepare<S: AiAgent>(
         }
     }
     Ok((entry, arguments))
+}
+
+/// [`prepare`] for a host's tools: `name` must be one of them, `arguments` must fit its schema.
+fn prepare_hosted(hosted: &[ToolSpec], name: &str, arguments: Value) -> Result<Value, String> {
+    let Some(spec) = hosted.iter().find(|t| t.name == name) else {
+        let known: Vec<String> = hosted.iter().map(|t| format!("`{}`", t.name)).collect();
+        return Err(format!(
+            "unknown tool `{}`; the tools are: {}",
+            crate::quote::clip(name),
+            if known.is_empty() {
+                "none".to_string()
+            } else {
+                known.join(", ")
+            }
+        ));
+    };
+    let arguments = match arguments {
+        Value::Null => Value::Object(Default::default()),
+        Value::Object(map) => Value::Object(map),
+        other => {
+            return Err(format!(
+                "the arguments of `{name}` are not a JSON object: {}",
+                crate::quote::clip(other.to_string())
+            ));
+        }
+    };
+    let problems = schema::validate(&spec.parameters, &arguments);
+    if !problems.is_empty() {
+        return Err(format!(
+            "invalid arguments for `{name}`: {}",
+            problems.join("; ")
+        ));
+    }
+    Ok(arguments)
 }
 
 fn tool_result(

@@ -123,6 +123,15 @@ pub trait AiAgent: AgentSpec {
     fn tool_specs() -> Arc<[ToolSpec]> {
         cached_tools::<Self>()
     }
+
+    /// Tools a host type decides at run time and runs itself (the Reasoning plugin's host: the
+    /// agent's actions its policy allows). When `Some`, a request offers these instead of
+    /// [`tool_specs`](AiAgent::tool_specs), and every call of one (checked against its schema)
+    /// becomes a `RunInstruction` with the tool call's id, which the host answers with a
+    /// completion through the machine. `None` (agents): the machine runs the agent's actions.
+    fn hosted_tools(&self) -> Option<Arc<[ToolSpec]>> {
+        None
+    }
 }
 
 fn cached_tools<S: AiAgent>() -> Arc<[ToolSpec]> {

@@ -11,14 +11,19 @@
 //! runs them, so they work for every strategy, in process and in the server:
 //!
 //! 1. the pre-routing hooks, in mount order; a hook may change the signal (the next hook sees
-//!    the change) or refuse it ([`AgentError::PluginRefused`](crate::AgentError::PluginRefused),
-//!    nothing else runs);
+//!    the change), refuse it ([`AgentError::PluginRefused`](crate::AgentError::PluginRefused),
+//!    nothing else runs) or hold it until a model answers ([`Flow::Defer`]);
 //! 2. routing: the agent's, the strategy's and the plugins' routes; a route to a plugin action
 //!    runs [`Plugin::run`] on the plugin's state, the others run through the strategy, in route
 //!    order. A signal a hook rewrote to a type nothing routes is emitted as it is (a refusal
 //!    rewritten to `ai.request.error` reaches the caller and the subscribers);
 //! 3. the outbound hooks, in mount order, on every `Emit` directive the step produced (also
 //!    after `cmd`, `tick` and `init`).
+//!
+//! A plugin action may start the agent's async actions as tools ([`PluginTools::start`]); when
+//! the host's completion of one comes back through `cmd`, the plugin that
+//! [awaits](Plugin::awaits_tool) it gets the result ([`Plugin::tool_completed`]) and the
+//! strategy never sees it.
 
 mod slice;
 mod stack;
@@ -43,7 +48,7 @@ pub(crate) use slice::SavedStates;
 pub use slice::{PluginSlice, PluginStates};
 pub use stack::{DynPlugin, PluginStack};
 pub(crate) use tools::{AgentTools, run_sync_tool};
-pub use tools::{NoTools, PluginTools};
+pub use tools::{NoTools, PluginTools, ToolDone, ToolRun};
 
 /// A capability an agent mounts. The implementing type is the plugin's configuration: its
 /// fields are the options (`Quota { max_requests = 50 }` sets one, [`Default`] gives the
@@ -72,7 +77,11 @@ pub use tools::{NoTools, PluginTools};
 ///     fn routes(&self) -> Vec<PluginRoute> {
 ///         vec![PluginRoute::new("counter.get", "get")]
 ///     }
-///     fn before_route(&self, seen: &mut u64, _signal: &mut Signal) -> agent_runtime::plugin::Flow {
+///     fn before_route(
+///         &self,
+///         seen: &mut u64,
+///         _signal: &mut std::borrow::Cow<'_, Signal>,
+///     ) -> agent_runtime::plugin::Flow {
 ///         *seen += 1;
 ///         agent_runtime::plugin::Flow::Continue
 ///     }
@@ -100,9 +109,11 @@ pub trait Plugin:
         Vec::new()
     }
 
-    /// Sees each incoming signal before routing (in mount order): may rewrite it in place or
-    /// refuse it.
-    fn before_route(&self, state: &mut Self::State, signal: &mut Signal) -> Flow {
+    /// Sees each incoming signal before routing (in mount order): may rewrite it, refuse it
+    /// or hold it. The signal is borrowed until a hook rewrites it: call
+    /// [`Cow::to_mut`] only to change it (that copies it once per step, for every later
+    /// hook), so a step no hook changes copies nothing.
+    fn before_route(&self, state: &mut Self::State, signal: &mut Cow<'_, Signal>) -> Flow {
         let _ = (state, signal);
         Flow::Continue
     }
@@ -110,6 +121,21 @@ pub trait Plugin:
     /// Sees each signal the agent emits (in mount order) and may rewrite it.
     fn after_emit(&self, state: &mut Self::State, signal: &mut Signal) {
         let _ = (state, signal);
+    }
+
+    /// Whether `id` is an async tool this plugin started ([`PluginTools::start`]) and still
+    /// waits for: its completion then goes to [`tool_completed`](Plugin::tool_completed)
+    /// instead of the strategy.
+    fn awaits_tool(&self, state: &Self::State, id: &str) -> bool {
+        let _ = (state, id);
+        false
+    }
+
+    /// Takes the result of an async tool the plugin started, once the host ran it (its state
+    /// changes and directives already applied to the agent).
+    fn tool_completed(&self, state: &mut Self::State, done: ToolDone<'_>) -> Vec<Directive> {
+        let _ = (state, done);
+        Vec::new()
     }
 
     /// Runs one of the plugin's actions (a route of [`routes`](Plugin::routes) matched). The
@@ -136,7 +162,7 @@ pub fn configure<P: Plugin>(options: Value) -> Result<P, serde_json::Error> {
 }
 
 /// What a pre-routing hook decided.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub enum Flow {
     /// Go on with the (possibly rewritten) signal.
     Continue,
@@ -144,6 +170,15 @@ pub enum Flow {
     Refuse {
         /// Why.
         reason: String,
+    },
+    /// Hold it: the hooks after this one and the routes do not run, and the step returns
+    /// `directives` (a model call the plugin waits for). The plugin keeps the signal in its
+    /// state and brings it back when the answer arrives: its hook rewrites that answer into
+    /// the held signal, which the hooks after it and the routes then see as if it had just
+    /// arrived (Retrieval's enrichment by embeddings).
+    Defer {
+        /// What the step returns instead.
+        directives: Vec<Directive>,
     },
 }
 

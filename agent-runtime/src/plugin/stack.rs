@@ -1,6 +1,7 @@
 //! The plugins an agent type mounts, in mount order, and the runtime side of the plugin
 //! contract: routes, hooks and actions over the agent's [`PluginStates`].
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -9,7 +10,7 @@ use std::sync::OnceLock;
 use serde_json::Value;
 
 use super::slice::{PluginSlice, PluginStates, SavedStates};
-use super::{Flow, Plugin, PluginCall};
+use super::{Flow, Plugin, PluginCall, ToolDone};
 use crate::directive::Directive;
 use crate::error::ActionError;
 use crate::route::{RouteError, RouteSpec, RouteTarget};
@@ -30,9 +31,13 @@ pub trait DynPlugin: Send + Sync + fmt::Debug {
     /// [`Plugin::routes`].
     fn routes(&self) -> Vec<super::PluginRoute>;
     /// [`Plugin::before_route`] on its slice.
-    fn before_route(&self, slice: &mut dyn PluginSlice, signal: &mut Signal) -> Flow;
+    fn before_route(&self, slice: &mut dyn PluginSlice, signal: &mut Cow<'_, Signal>) -> Flow;
     /// [`Plugin::after_emit`] on its slice.
     fn after_emit(&self, slice: &mut dyn PluginSlice, signal: &mut Signal);
+    /// [`Plugin::awaits_tool`] on its slice.
+    fn awaits_tool(&self, slice: &dyn PluginSlice, id: &str) -> bool;
+    /// [`Plugin::tool_completed`] on its slice.
+    fn tool_completed(&self, slice: &mut dyn PluginSlice, done: ToolDone<'_>) -> Vec<Directive>;
     /// [`Plugin::run`] on its slice.
     fn run(
         &self,
@@ -60,7 +65,7 @@ impl<P: Plugin> DynPlugin for P {
     fn routes(&self) -> Vec<super::PluginRoute> {
         Plugin::routes(self)
     }
-    fn before_route(&self, slice: &mut dyn PluginSlice, signal: &mut Signal) -> Flow {
+    fn before_route(&self, slice: &mut dyn PluginSlice, signal: &mut Cow<'_, Signal>) -> Flow {
         match slice.as_any_mut().downcast_mut::<P::State>() {
             Some(state) => Plugin::before_route(self, state, signal),
             None => Flow::Continue,
@@ -69,6 +74,18 @@ impl<P: Plugin> DynPlugin for P {
     fn after_emit(&self, slice: &mut dyn PluginSlice, signal: &mut Signal) {
         if let Some(state) = slice.as_any_mut().downcast_mut::<P::State>() {
             Plugin::after_emit(self, state, signal);
+        }
+    }
+    fn awaits_tool(&self, slice: &dyn PluginSlice, id: &str) -> bool {
+        slice
+            .as_any()
+            .downcast_ref::<P::State>()
+            .is_some_and(|state| Plugin::awaits_tool(self, state, id))
+    }
+    fn tool_completed(&self, slice: &mut dyn PluginSlice, done: ToolDone<'_>) -> Vec<Directive> {
+        match slice.as_any_mut().downcast_mut::<P::State>() {
+            Some(state) => Plugin::tool_completed(self, state, done),
+            None => Vec::new(),
         }
     }
     fn run(
@@ -210,12 +227,13 @@ impl PluginStack {
         self.actions.get(name).map(|(i, a)| (*i, a.as_str()))
     }
 
-    /// Runs the pre-routing hooks in mount order until one refuses: `Err((key, reason))`.
+    /// Runs the pre-routing hooks in mount order until one refuses (`Err((key, reason))`) or
+    /// holds the signal (`Ok(Some(directives))`); `Ok(None)`: route it.
     pub(crate) fn before_route(
         &self,
         states: &mut PluginStates,
-        signal: &mut Signal,
-    ) -> Result<(), (String, String)> {
+        signal: &mut Cow<'_, Signal>,
+    ) -> Result<Option<Vec<Directive>>, (String, String)> {
         for (plugin, (_, slice)) in self.plugins.iter().zip(states.slices.iter_mut()) {
             let flow = catch_unwind(AssertUnwindSafe(|| {
                 plugin.before_route(&mut **slice, signal)
@@ -225,11 +243,13 @@ impl PluginStack {
                     .message()
                     .to_string(),
             });
-            if let Flow::Refuse { reason } = flow {
-                return Err((plugin.state_key().to_string(), reason));
+            match flow {
+                Flow::Continue => {}
+                Flow::Refuse { reason } => return Err((plugin.state_key().to_string(), reason)),
+                Flow::Defer { directives } => return Ok(Some(directives)),
             }
         }
-        Ok(())
+        Ok(None)
     }
 
     /// Runs the outbound hooks, in mount order, on every `Emit` directive.
@@ -247,6 +267,40 @@ impl PluginStack {
                 }
             }
         }
+    }
+
+    /// The plugin that awaits the async tool `id` (its completion is the plugin's).
+    pub(crate) fn tool_owner(&self, states: &PluginStates, id: &str) -> Option<usize> {
+        self.plugins
+            .iter()
+            .zip(&states.slices)
+            .position(|(plugin, (_, slice))| plugin.awaits_tool(&**slice, id))
+    }
+
+    /// Gives plugin `index` the result of the async tool it awaited.
+    pub(crate) fn tool_completed(
+        &self,
+        index: usize,
+        states: &mut PluginStates,
+        done: ToolDone<'_>,
+    ) -> Vec<Directive> {
+        let (Some(plugin), Some((_, slice))) =
+            (self.plugins.get(index), states.slices.get_mut(index))
+        else {
+            return Vec::new();
+        };
+        catch_unwind(AssertUnwindSafe(|| {
+            plugin.tool_completed(&mut **slice, done)
+        }))
+        .unwrap_or_else(|payload| {
+            vec![Directive::error(
+                crate::error::AgentError::Action {
+                    action: done.name.to_string().into(),
+                    error: ActionError::panicked("tool_completed", payload.as_ref()),
+                },
+                crate::error::ErrorContext::Strategy,
+            )]
+        })
     }
 
     /// Runs plugin `index`'s action on its slice.

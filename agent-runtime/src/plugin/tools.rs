@@ -7,24 +7,59 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use serde_json::Value;
 
-use crate::action::{ActionFn, ActionSpec, Outcome};
+use crate::action::{ActionEntry, ActionFn, ActionSpec, Outcome};
 use crate::agent::AgentSpec;
 use crate::ai::schema;
 use crate::directive::Directive;
 use crate::error::ActionError;
+use crate::instruction::Instruction;
 use crate::state_op::apply_ops;
 
 /// The agent's actions, seen from a plugin action ([`PluginCall::tools`](super::PluginCall::tools)).
 ///
 /// Sync actions run right away on the agent's state (on a draft, committed only when the action
-/// succeeds), as an AI strategy runs a sync tool; the directives they return go out after the
-/// plugin action's own. Async actions are listed but not run here: they need the host.
+/// succeeds), as an AI strategy runs a sync tool; the directives they return go out before the
+/// plugin action's own. Async actions need the host: [`start`](PluginTools::start) hands one
+/// to it, and its completion comes back to the plugin
+/// ([`Plugin::tool_completed`](super::Plugin::tool_completed)).
 pub trait PluginTools: fmt::Debug {
     /// Every action the agent has, with whether it is async.
     fn list(&self) -> Vec<(ActionSpec, bool)>;
-    /// Runs action `name` with `arguments` (checked against its schema first): its reply, or
-    /// what went wrong, as a model should hear it.
+    /// Runs the sync action `name` with `arguments` (checked against its schema first): its
+    /// reply, or what went wrong, as a model should hear it. An async action is an error here.
     fn run(&self, name: &str, arguments: Value) -> Result<Option<Value>, String>;
+    /// Starts action `name` with `arguments` (checked first): a sync action runs now, as with
+    /// [`run`](PluginTools::run); an async one goes to the host as a `RunInstruction` with
+    /// instruction id `id`, and the plugin whose [`awaits_tool`](super::Plugin::awaits_tool)
+    /// claims `id` gets its result.
+    fn start(&self, id: &str, name: &str, arguments: Value) -> Result<ToolRun, String> {
+        let _ = id;
+        self.run(name, arguments).map(ToolRun::Done)
+    }
+}
+
+/// What [`PluginTools::start`] did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolRun {
+    /// A sync action ran: its reply.
+    Done(Option<Value>),
+    /// An async action went to the host; its result comes back later.
+    Started,
+}
+
+/// The result of an async tool a plugin started ([`PluginTools::start`]), when its completion
+/// comes back: the host ran the action, and its state changes and directives have been
+/// applied to the agent.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolDone<'a> {
+    /// The instruction id the plugin gave it.
+    pub id: &'a str,
+    /// The action.
+    pub name: &'a str,
+    /// Its reply (`None`: it replied nothing), or what went wrong, as a model should hear it.
+    pub result: &'a Result<Option<Value>, String>,
+    /// The agent's id.
+    pub agent_id: &'a str,
 }
 
 /// No tools (a plugin action run outside an agent).
@@ -73,41 +108,10 @@ impl<S: AgentSpec> PluginTools for AgentTools<'_, S> {
     }
 
     fn run(&self, name: &str, arguments: Value) -> Result<Option<Value>, String> {
-        let entry = S::action(name).ok_or_else(|| {
-            let known: Vec<String> = S::actions()
-                .iter()
-                .map(|a| format!("`{}`", a.name))
-                .collect();
-            format!(
-                "unknown tool `{}`; the tools are: {}",
-                crate::quote::clip(name),
-                if known.is_empty() {
-                    "none".to_string()
-                } else {
-                    known.join(", ")
-                }
-            )
-        })?;
-        let arguments = match arguments {
-            Value::Null => Value::Object(Default::default()),
-            Value::Object(map) => Value::Object(map),
-            other => {
-                return Err(format!(
-                    "the arguments of `{name}` are not a JSON object: {}",
-                    crate::quote::clip(other.to_string())
-                ));
-            }
-        };
-        let problems = schema::validate(&entry.spec().parameters, &arguments);
-        if !problems.is_empty() {
-            return Err(format!(
-                "invalid arguments for `{name}`: {}",
-                problems.join("; ")
-            ));
-        }
+        let (entry, arguments) = checked::<S>(name, arguments)?;
         let ActionFn::Sync(run) = entry.run else {
             return Err(format!(
-                "tool `{name}` is async; a plugin runs sync tools only (an AI strategy runs async ones)"
+                "tool `{name}` is async; start it with `PluginTools::start`, the host runs it"
             ));
         };
         let mut state = self.state.borrow_mut();
@@ -115,6 +119,65 @@ impl<S: AgentSpec> PluginTools for AgentTools<'_, S> {
         self.out.borrow_mut().extend(directives);
         Ok(reply)
     }
+
+    fn start(&self, id: &str, name: &str, arguments: Value) -> Result<ToolRun, String> {
+        let (entry, arguments) = checked::<S>(name, arguments)?;
+        match entry.run {
+            ActionFn::Sync(run) => {
+                let mut state = self.state.borrow_mut();
+                let (reply, directives) = run_sync_tool(&mut **state, name, run, arguments)?;
+                self.out.borrow_mut().extend(directives);
+                Ok(ToolRun::Done(reply))
+            }
+            ActionFn::Async(_) => {
+                self.out.borrow_mut().push(Directive::RunInstruction {
+                    instruction: Instruction::new(name, arguments).with_id(id),
+                    exec: entry.exec,
+                });
+                Ok(ToolRun::Started)
+            }
+        }
+    }
+}
+
+/// The action `name` and its arguments, checked against its schema.
+fn checked<S: AgentSpec>(
+    name: &str,
+    arguments: Value,
+) -> Result<(&'static ActionEntry<S>, Value), String> {
+    let entry = S::action(name).ok_or_else(|| {
+        let known: Vec<String> = S::actions()
+            .iter()
+            .map(|a| format!("`{}`", a.name))
+            .collect();
+        format!(
+            "unknown tool `{}`; the tools are: {}",
+            crate::quote::clip(name),
+            if known.is_empty() {
+                "none".to_string()
+            } else {
+                known.join(", ")
+            }
+        )
+    })?;
+    let arguments = match arguments {
+        Value::Null => Value::Object(Default::default()),
+        Value::Object(map) => Value::Object(map),
+        other => {
+            return Err(format!(
+                "the arguments of `{name}` are not a JSON object: {}",
+                crate::quote::clip(other.to_string())
+            ));
+        }
+    };
+    let problems = schema::validate(&entry.spec().parameters, &arguments);
+    if !problems.is_empty() {
+        return Err(format!(
+            "invalid arguments for `{name}`: {}",
+            problems.join("; ")
+        ));
+    }
+    Ok((entry, arguments))
 }
 
 /// Runs a sync action as a tool on a draft of `state`, kept only when the action and its

@@ -160,7 +160,8 @@ pub fn action_fallback(def: &ActionDef) -> TokenStream {
     let krate = runtime(&def.runtime);
     let function = ident(&def.name.value, def.name.span);
     let vis = &def.vis;
-    let impls = fallback_impls(&quote!(#function), &def.name.value, &krate);
+    let name = &def.name.value;
+    let impls = fallback_impls(&quote!(), &quote!(#function), &quote!(#name), &krate);
     quote! {
         #[allow(non_camel_case_types)]
         #vis struct #function {}
@@ -169,11 +170,17 @@ pub fn action_fallback(def: &ActionDef) -> TokenStream {
 }
 
 /// The impls that make `ty` an action of every agent that never runs (the build has already
-/// failed), hidden from rustc's "implemented for" lists of other errors.
-pub(super) fn fallback_impls(ty: &TokenStream, name: &str, krate: &TokenStream) -> TokenStream {
+/// failed), hidden from rustc's "implemented for" lists of other errors. `generics` are the
+/// impls' own parameters (each with a trailing comma) and `name` the expression of `NAME`.
+pub(super) fn fallback_impls(
+    generics: &TokenStream,
+    ty: &TokenStream,
+    name: &TokenStream,
+    krate: &TokenStream,
+) -> TokenStream {
     quote! {
         #[diagnostic::do_not_recommend]
-        impl<__S: 'static> #krate::Action<__S> for #ty {
+        impl<#generics __S: 'static> #krate::Action<__S> for #ty {
             type Params = #krate::NoParams;
             const NAME: &'static str = #name;
             const DESCRIPTION: &'static str = "";
@@ -181,11 +188,11 @@ pub(super) fn fallback_impls(ty: &TokenStream, name: &str, krate: &TokenStream) 
         }
         // Open parameters: trees naming it report nothing more.
         #[diagnostic::do_not_recommend]
-        impl #krate::__private::ParamsOf for #ty {
+        impl<#generics> #krate::__private::ParamsOf for #ty {
             type Params = #krate::__private::serde_json::Value;
         }
         #[diagnostic::do_not_recommend]
-        impl<__S: 'static> #krate::SyncAction<__S> for #ty {
+        impl<#generics __S: 'static> #krate::SyncAction<__S> for #ty {
             fn run(_: &mut __S, _: #krate::NoParams) -> ::core::result::Result<#krate::Outcome, #krate::ActionError> {
                 ::core::unreachable!("the build reported an error for this action")
             }

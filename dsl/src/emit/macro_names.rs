@@ -44,15 +44,10 @@ pub fn for_trees(scope: &str, roots: Vec<&NodeDef>, krate: &TokenStream) -> Macr
 }
 
 fn aliased(scope: &str, names: &[RustName], krate: &TokenStream) -> MacroNames {
-    let single = names.iter().filter(|n| {
-        matches!(n.role, "action" | "hook" | "tool")
-            && n.path.leading_colon.is_none()
-            && n.path.segments.len() == 1
-            && n.path.segments[0].arguments.is_none()
-    });
+    let single = names.iter().filter(|n| is_single(n));
     let module = format_ident!("__stratagem_fallback_{}", scope);
     let mut aliases = HashMap::new();
-    let mut structs = Vec::new();
+    let mut fallbacks = Vec::new();
     let mut imports = Vec::new();
     let mut checks = Vec::new();
     for (index, name) in single.enumerate() {
@@ -65,53 +60,109 @@ fn aliased(scope: &str, names: &[RustName], krate: &TokenStream) -> MacroNames {
         let mut user = written.clone();
         user.set_span(span);
         let alias = format_ident!("__stratagem_{}_{}", scope, index);
-        structs.push(fallback_items(&alias));
         let alias_at = syn::Ident::new(&alias.to_string(), span);
         imports.push(quote_spanned! {span=>
             #[allow(unused_imports)]
             use #user as #alias_at;
         });
-        checks.push(check(&text, "", span, &module, &alias, krate));
+        checks.push(check(&text, "", span, &module, &alias));
+        fallbacks.push((alias.clone(), text));
         aliases.insert(key, alias);
     }
-    if structs.is_empty() {
+    if fallbacks.is_empty() {
         return MacroNames {
             items: TokenStream::new(),
             aliases,
         };
     }
+    let fallback = fallback_module(&module, &fallbacks, krate);
+    let checks = self::checks(checks);
     let items = quote! {
-        #[doc(hidden)]
-        #[allow(non_camel_case_types, non_snake_case, non_upper_case_globals, dead_code)]
-        mod #module {
-            #(#structs)*
-        }
-        #[allow(unused_imports)]
-        use #module::*;
+        #fallback
         #(#imports)*
-        #(#checks)*
+        #checks
     };
     MacroNames { items, aliases }
 }
 
-/// The fallback module's items for one alias: a type (the fallback action) and a value (`()`,
-/// which no function is), so the check tells a plain function from a name that is nothing.
-pub(super) fn fallback_items(alias: &syn::Ident) -> TokenStream {
+/// Whether `name` is an action, hook or tool written as one bare name: the names the fallback
+/// can stand in for (a path keeps its own resolution).
+pub(super) fn is_single(name: &RustName) -> bool {
+    matches!(name.role, "action" | "hook" | "tool")
+        && name.path.leading_colon.is_none()
+        && name.path.segments.len() == 1
+        && name.path.segments[0].arguments.is_none()
+}
+
+/// The fallback module of one expansion or file, glob-imported: for each `(alias, name)` a type
+/// (the fallback action, `Fallback<index>`) and a value (`()`, which no function is), so the
+/// check tells a plain function from a name that is nothing; and, once for all names, the
+/// fallback's impls and what the checks require. Per name only the alias and the message
+/// remain, so 10,000 names cost 10,000 short items, not 10,000 sets of impls.
+pub(super) fn fallback_module(
+    module: &syn::Ident,
+    fallbacks: &[(syn::Ident, String)],
+    krate: &TokenStream,
+) -> TokenStream {
+    let count = fallbacks.len();
+    let names = fallbacks.iter().map(|(_, name)| name);
+    let aliases = fallbacks.iter().enumerate().map(|(index, (alias, _))| {
+        quote! {
+            pub type #alias = Fallback<#index>;
+            pub const #alias: () = ();
+        }
+    });
+    let impls = super::action::fallback_impls(
+        &quote!(const __N: usize,),
+        &quote!(Fallback<__N>),
+        &quote!(NAMES[__N]),
+        krate,
+    );
     quote! {
-        pub struct #alias {}
-        pub const #alias: () = ();
+        #[doc(hidden)]
+        #[allow(non_camel_case_types, non_snake_case, non_upper_case_globals, dead_code)]
+        mod #module {
+            /// What a name that is a function alone is as a type.
+            pub struct Fallback<const N: usize>;
+            /// What the fallback answers: the name is not a type.
+            pub struct MissingActionAttribute;
+            /// The names as written, for the fallback's `NAME`.
+            pub const NAMES: [&str; #count] = [#(#names),*];
+            /// What each name's own check requires: a type is what it is (its own impls say
+            /// whether it is an action); the fallback with the fallback value is a name that is
+            /// nothing, already an unresolved import.
+            pub trait IsAction<V> {}
+            #[diagnostic::do_not_recommend]
+            impl<V> IsAction<V> for #krate::__private::Resolved {}
+            #[diagnostic::do_not_recommend]
+            impl IsAction<()> for MissingActionAttribute {}
+            // A second impl, so rustc does not infer `V` from the first one.
+            #[diagnostic::do_not_recommend]
+            impl IsAction<MissingActionAttribute> for MissingActionAttribute {}
+            impl<const N: usize> Fallback<N> {
+                pub fn __stratagem_resolved() -> MissingActionAttribute {
+                    MissingActionAttribute
+                }
+            }
+            #impls
+            #(#aliases)*
+        }
+        #[allow(unused_imports)]
+        use #module::*;
+        #[allow(unused_imports)]
+        use #krate::__private::ResolvedAction as _;
     }
 }
 
-/// The fallback's impls, and the check that the alias is not the fallback. `location` starts
-/// the message (a `.agent` file's `path:line:col: `, empty for macros).
+/// The check that `alias` is not the fallback, with a message naming `text`: a block of the
+/// function [`checks`] makes. `location` starts the message (a `.agent` file's `path:line:col: `,
+/// empty for macros).
 pub(super) fn check(
     text: &str,
     location: &str,
     span: proc_macro2::Span,
     module: &syn::Ident,
     alias: &syn::Ident,
-    krate: &TokenStream,
 ) -> TokenStream {
     let message = format!("{location}`{text}` is not an action");
     let label = format!("add `#[action]` to `{text}`");
@@ -119,39 +170,34 @@ pub(super) fn check(
         "an action is a function marked `#[action]`; `agentc explain {}` explains this error",
         codes::ACTION_ATTRIBUTE
     );
-    let fallback = quote!(#module::#alias);
-    let impls = super::action::fallback_impls(&fallback, text, krate);
     // Spanned at the name: the error is reported where the user wrote it.
     let alias_at = syn::Ident::new(&alias.to_string(), span);
-    let call = quote_spanned!(span=> require(#alias_at::__stratagem_resolved(), &#alias_at));
+    let call = quote_spanned!(span=>
+        HasActionAttribute::require(#alias_at::__stratagem_resolved(), &#alias_at)
+    );
+    // A block of its own, so every name's trait can have the name rustc shows.
     quote! {
-        #[allow(dead_code)]
-        const _: () = {
-            #[allow(unused_imports)]
-            use #krate::__private::ResolvedAction as _;
+        {
             #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
-            trait HasActionAttribute<V> {}
-            // A type is what it is (its own impls say whether it is an action); the fallback
-            // with the fallback value is a name that is nothing, already an unresolved import.
+            trait HasActionAttribute<V>: Sized {
+                fn require(self, _: &V) {}
+            }
             #[diagnostic::do_not_recommend]
-            impl<V> HasActionAttribute<V> for #krate::__private::Resolved {}
-            #[diagnostic::do_not_recommend]
-            impl HasActionAttribute<()> for MissingActionAttribute {}
-            // A second impl, so rustc does not infer `V` from the first one.
-            #[diagnostic::do_not_recommend]
-            impl HasActionAttribute<MissingActionAttribute> for MissingActionAttribute {}
-            /// What the fallback answers: the name is not a type.
-            struct MissingActionAttribute;
-            fn require<T: HasActionAttribute<V>, V>(_: T, _: &V) {}
+            impl<T: #module::IsAction<V>, V> HasActionAttribute<V> for T {}
+            #call;
+        }
+    }
+}
+
+/// The [`check`]s of one expansion or file, in one function that is never called.
+pub(super) fn checks(checks: impl IntoIterator<Item = TokenStream>) -> TokenStream {
+    let checks = checks.into_iter();
+    quote! {
+        const _: () = {
+            #[allow(dead_code)]
             fn check() {
-                #call
+                #(#checks)*
             }
-            impl #fallback {
-                fn __stratagem_resolved() -> MissingActionAttribute {
-                    MissingActionAttribute
-                }
-            }
-            #impls
         };
     }
 }

@@ -153,35 +153,29 @@ pub fn action_checks(
     let module = format_ident!("__agent_fallback_{}", file);
     let single: Vec<&RustName> = names
         .iter()
-        .filter(|n| {
-            matches!(n.role, "action" | "hook" | "tool")
-                && n.path.leading_colon.is_none()
-                && n.path.segments.len() == 1
-                && n.path.segments[0].arguments.is_none()
-        })
+        .filter(|n| super::macro_names::is_single(n))
         .collect();
     if single.is_empty() {
         return TokenStream::new();
     }
-    let items = single
+    let fallbacks: Vec<(syn::Ident, String)> = single
         .iter()
-        .map(|n| super::macro_names::fallback_items(&n.alias));
-    let checks = single.iter().map(|n| {
+        .map(|n| {
+            let text = syn::ext::IdentExt::unraw(&n.path.segments[0].ident).to_string();
+            (n.alias.clone(), text)
+        })
+        .collect();
+    let checks = single.iter().zip(&fallbacks).map(|(n, (_, text))| {
         let (line, column) = lines.line_column(n.span);
         let location = format!("{ORIGIN}:{line}:{column}: ");
-        let text = syn::ext::IdentExt::unraw(&n.path.segments[0].ident).to_string();
         let span = proc_macro2::Span::call_site();
-        super::macro_names::check(&text, &location, span, &module, &n.alias, krate)
+        super::macro_names::check(text, &location, span, &module, &n.alias)
     });
+    let fallback = super::macro_names::fallback_module(&module, &fallbacks, krate);
+    let checks = super::macro_names::checks(checks);
     quote! {
-        #[doc(hidden)]
-        #[allow(non_camel_case_types, non_snake_case, non_upper_case_globals, dead_code)]
-        mod #module {
-            #(#items)*
-        }
-        #[allow(unused_imports)]
-        use #module::*;
-        #(#checks)*
+        #fallback
+        #checks
     }
 }
 

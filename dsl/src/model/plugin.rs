@@ -284,6 +284,16 @@ pub const BUILTIN_PLUGINS: &[BuiltinPlugin] = &[
                 },
                 meaning: "the most model calls of a search",
             },
+            PluginOptionSpec {
+                name: "allow_tools",
+                ty: Texts,
+                meaning: "the actions a ReAct run offers as tools (none listed: all)",
+            },
+            PluginOptionSpec {
+                name: "deny_tools",
+                ty: Texts,
+                meaning: "actions never offered as tools",
+            },
         ],
         routes: &[
             "reasoning.react.run",

@@ -2,6 +2,7 @@
 //! `chat.generate_object`), and the agent's actions as tools (`chat.execute_tool`,
 //! `chat.list_tools`).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -19,7 +20,7 @@ use crate::ai::{
 };
 use crate::directive::Directive;
 use crate::error::ActionError;
-use crate::plugin::{Flow, Plugin, PluginCall, PluginRoute, PluginTools};
+use crate::plugin::{Flow, Plugin, PluginCall, PluginRoute, PluginTools, ToolDone, ToolRun};
 use crate::signal::Signal;
 
 /// The answer to `chat.message`, `chat.simple` and `chat.complete`: data `{"request_id",
@@ -56,12 +57,12 @@ pub mod reason {
 ///
 /// | signal | data | answer |
 /// |---|---|---|
-/// | `chat.message` | `{"prompt", "messages"?}` | `chat.response`, after running the model's tool calls (the agent's sync actions) for up to `max_turns` turns |
+/// | `chat.message` | `{"prompt", "messages"?}` | `chat.response`, after running the model's tool calls (the agent's actions) for up to `max_turns` turns |
 /// | `chat.simple` | `{"prompt"}` | `chat.response` (no tools) |
 /// | `chat.complete` | `{"messages": [{"role", "content"}]}` or `{"prompt"}` | `chat.response` (the conversation as given: no system prompt, no tools) |
 /// | `chat.embed` | `{"input": "text" or ["texts"]}` | `chat.embedded` |
 /// | `chat.generate_object` | `{"prompt", "schema", "name"?}` | `chat.object`: JSON matching the schema (sent as `response_format`), validated, with one repair turn |
-/// | `chat.execute_tool` | `{"name", "arguments"}` | `chat.tool.result` |
+/// | `chat.execute_tool` | `{"name", "arguments"}` | `chat.tool.result` (for an async action, when the host has run it) |
 /// | `chat.list_tools` | `{}` | `chat.tools` |
 ///
 /// Every request also takes `request_id`, `model`, `max_tokens`, `temperature` and
@@ -69,7 +70,10 @@ pub mod reason {
 /// with `ai.request.error` (its `reason`: [`reason`]); [`ChatError::from_signal`] reads it.
 /// Each model answer also emits `ai.usage` (with the request's `scope`), so Quota counts
 /// the tokens. The tools are the agent's actions, filtered by `allow_tools` (empty: all) and
-/// `deny_tools`; async actions are not offered (they need the host, as an AI strategy runs them).
+/// `deny_tools`. A sync action runs at once; an async one goes to the host (a
+/// `RunInstruction` with id `chat/<request>/tool/<turn>/<n>`, or `chat/<request>/execute`),
+/// and its completion comes back to Chat: the next model turn starts once every call of the
+/// round has its result, and `chat.execute_tool` answers then.
 ///
 /// Model calls go out as [`Directive::Llm`] with ids `chat/<request>/<turn>` (and
 /// [`Directive::Embed`]); the host's answers come back through Chat's hook, so requests in
@@ -147,6 +151,9 @@ pub struct PendingChat {
     /// The tool calls run so far.
     #[serde(default)]
     pub tool_calls: Vec<Value>,
+    /// The tool calls of the current round while some still run (async actions).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub round: Vec<RoundCall>,
     /// Tokens used so far.
     #[serde(default)]
     pub usage: Usage,
@@ -155,11 +162,41 @@ pub struct PendingChat {
     pub scope: Option<String>,
 }
 
-/// Chat's state: requests waiting for the model, by request id.
+/// Chat's state: requests waiting for the model or for async tools, by request id.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ChatState {
     /// Request id -> the request.
     pub pending: BTreeMap<String, PendingChat>,
+    /// Async tools the host runs for Chat, by instruction id.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tools: BTreeMap<String, AwaitedTool>,
+}
+
+/// An async tool the host runs for Chat.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AwaitedTool {
+    /// The request it serves.
+    pub request_id: String,
+    /// The action.
+    pub name: String,
+    /// Whether it is a call of a `chat.message` round (else a `chat.execute_tool`).
+    pub in_round: bool,
+}
+
+/// A tool call of a `chat.message` round.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RoundCall {
+    /// Its instruction id (`chat/<request>/tool/<turn>/<n>`), under which the host runs an
+    /// async action.
+    pub id: String,
+    /// The model's id for the call, which the tool message answers.
+    pub provider_id: String,
+    /// The action.
+    pub name: String,
+    /// The arguments.
+    pub arguments: Value,
+    /// Its reply, or what went wrong; `None` while the host runs it.
+    pub result: Option<Result<Value, String>>,
 }
 
 /// A failed chat request, read back from its `ai.request.error`.
@@ -246,27 +283,35 @@ impl Chat {
     }
 
     fn allowed(&self, name: &str) -> bool {
-        (self.allow_tools.is_empty() || self.allow_tools.iter().any(|t| t == name))
-            && !self.deny_tools.iter().any(|t| t == name)
+        super::tool_allowed(&self.allow_tools, &self.deny_tools, name)
     }
 
-    /// The tools `chat.message` offers: the allowed sync actions.
+    /// The tools `chat.message` offers: the allowed actions, sync and async.
     fn offered(&self, tools: &dyn PluginTools) -> Vec<ActionSpec> {
         tools
             .list()
             .into_iter()
-            .filter(|(spec, is_async)| !is_async && self.allowed(&spec.name))
+            .filter(|(spec, _)| self.allowed(&spec.name))
             .map(|(spec, _)| spec)
             .collect()
     }
 
-    fn run_tool(&self, tools: &dyn PluginTools, name: &str, args: Value) -> Result<Value, String> {
+    /// Starts an allowed tool: `Some(reply)` when it ran (a sync action), `None` when the host
+    /// runs it (an async action, instruction `id`).
+    fn start_tool(
+        &self,
+        tools: &dyn PluginTools,
+        id: &str,
+        name: &str,
+        args: Value,
+    ) -> Result<Option<Value>, String> {
         if !self.allowed(name) {
             return Err(format!("tool `{name}` is not allowed here"));
         }
-        tools
-            .run(name, args)
-            .map(|reply| reply.unwrap_or(json!({"ok": true})))
+        Ok(match tools.start(id, name, args)? {
+            ToolRun::Done(reply) => Some(reply.unwrap_or(json!({"ok": true}))),
+            ToolRun::Started => None,
+        })
     }
 
     /// The request for `data`: its model, sampling and system prompt, or the defaults.
@@ -314,6 +359,7 @@ impl Chat {
             schema,
             repaired: false,
             tool_calls: Vec::new(),
+            round: Vec::new(),
             usage: Usage::default(),
             scope: scope_of(call.params()),
         };
@@ -345,7 +391,7 @@ impl Chat {
         if state
             .pending
             .get(id)
-            .is_none_or(|p| p.call_id != answer.call_id)
+            .is_none_or(|p| p.call_id != answer.call_id || !p.round.is_empty())
         {
             tracing::debug!(call_id = %answer.call_id, "stale chat answer ignored");
             return Ok(Vec::new());
@@ -400,32 +446,48 @@ impl Chat {
                     ));
                     return Ok(out);
                 }
-                let mut request = pending.request.clone();
-                request.messages.push(ChatMessage::assistant(
+                pending.request.messages.push(ChatMessage::assistant(
                     response.text.clone(),
                     response.tool_calls.clone(),
                 ));
-                for ToolCall {
-                    id: call_id,
-                    name,
-                    arguments,
-                } in response.tool_calls
+                // Sync tools run now; async ones go to the host, and the next turn waits for
+                // their completions (`tool_completed`).
+                let turn = pending.turns;
+                for (
+                    n,
+                    ToolCall {
+                        id: provider_id,
+                        name,
+                        arguments,
+                    },
+                ) in response.tool_calls.into_iter().enumerate()
                 {
-                    let result = self.run_tool(call.tools, &name, arguments.clone());
-                    let content = match &result {
-                        Ok(Value::String(text)) => text.clone(),
-                        Ok(value) => value.to_string(),
-                        Err(message) => json!({"error": message}).to_string(),
-                    };
-                    pending.tool_calls.push(json!({
-                        "name": name,
-                        "arguments": arguments,
-                        "ok": result.is_ok(),
-                        "result": result.unwrap_or_else(Value::String),
-                    }));
-                    request.messages.push(ChatMessage::tool(call_id, content));
+                    let tool_id = format!("{key}/{id}/tool/{turn}/{n}");
+                    let result =
+                        match self.start_tool(call.tools, &tool_id, &name, arguments.clone()) {
+                            Ok(None) => {
+                                state.tools.insert(
+                                    tool_id.clone(),
+                                    AwaitedTool {
+                                        request_id: id.clone(),
+                                        name: name.clone(),
+                                        in_round: true,
+                                    },
+                                );
+                                None
+                            }
+                            Ok(Some(reply)) => Some(Ok(reply)),
+                            Err(message) => Some(Err(message)),
+                        };
+                    pending.round.push(RoundCall {
+                        id: tool_id,
+                        provider_id,
+                        name,
+                        arguments,
+                        result,
+                    });
                 }
-                out.push(next_turn(state, id, pending, request, key));
+                out.extend(continue_round(state, id, pending, key));
             }
             ChatKind::Object => {
                 let schema = pending.schema.clone().unwrap_or(json!({}));
@@ -468,6 +530,39 @@ impl Chat {
         }
         Ok(out)
     }
+}
+
+/// Once every tool call of the round has its result: the results join the conversation, in
+/// call order, and the next model turn starts. Until then the request waits.
+fn continue_round(
+    state: &mut ChatState,
+    id: String,
+    mut pending: PendingChat,
+    key: &str,
+) -> Option<Directive> {
+    if pending.round.iter().any(|c| c.result.is_none()) {
+        state.pending.insert(id, pending);
+        return None;
+    }
+    let mut request = pending.request.clone();
+    for call in std::mem::take(&mut pending.round) {
+        let result = call.result.unwrap_or_else(|| Err("no result".into()));
+        let content = match &result {
+            Ok(Value::String(text)) => text.clone(),
+            Ok(value) => value.to_string(),
+            Err(message) => json!({"error": message}).to_string(),
+        };
+        pending.tool_calls.push(json!({
+            "name": call.name,
+            "arguments": call.arguments,
+            "ok": result.is_ok(),
+            "result": result.unwrap_or_else(Value::String),
+        }));
+        request
+            .messages
+            .push(ChatMessage::tool(call.provider_id, content));
+    }
+    Some(next_turn(state, id, pending, request, key))
 }
 
 fn next_turn(
@@ -536,6 +631,19 @@ impl Chat {
             }
         })
     }
+}
+
+/// `chat.tool.result` for `chat.execute_tool`.
+fn tool_result(id: &str, name: &str, result: Result<Value, String>) -> Directive {
+    let body = match result {
+        Ok(result) => json!({"request_id": id, "name": name, "ok": true, "result": result}),
+        Err(error) => json!({"request_id": id, "name": name, "ok": false, "error": error}),
+    };
+    Directive::Emit(Signal::with_id(
+        format!("{id}/tool"),
+        CHAT_TOOL_RESULT,
+        body,
+    ))
 }
 
 fn scope_of(data: &Value) -> Option<String> {
@@ -649,9 +757,35 @@ impl Plugin for Chat {
         ]
     }
 
-    fn before_route(&self, _: &mut ChatState, signal: &mut Signal) -> Flow {
+    fn before_route(&self, _: &mut ChatState, signal: &mut Cow<'_, Signal>) -> Flow {
         calls::claim(signal, "chat", LLM_REPLY, EMBED_REPLY);
         Flow::Continue
+    }
+
+    fn awaits_tool(&self, state: &ChatState, id: &str) -> bool {
+        state.tools.contains_key(id)
+    }
+
+    fn tool_completed(&self, state: &mut ChatState, done: ToolDone<'_>) -> Vec<Directive> {
+        let Some(awaited) = state.tools.remove(done.id) else {
+            return Vec::new();
+        };
+        let result = done
+            .result
+            .clone()
+            .map(|reply| reply.unwrap_or(json!({"ok": true})));
+        if !awaited.in_round {
+            return vec![tool_result(&awaited.request_id, &awaited.name, result)];
+        }
+        let Some(mut pending) = state.pending.remove(&awaited.request_id) else {
+            return Vec::new();
+        };
+        if let Some(slot) = pending.round.iter_mut().find(|c| c.id == done.id) {
+            slot.result = Some(result);
+        }
+        continue_round(state, awaited.request_id, pending, Self::STATE_KEY)
+            .into_iter()
+            .collect()
     }
 
     fn run(
@@ -753,6 +887,7 @@ impl Plugin for Chat {
                         schema: None,
                         repaired: false,
                         tool_calls: Vec::new(),
+                        round: Vec::new(),
                         usage: Usage::default(),
                         scope: scope_of(data),
                     },
@@ -769,19 +904,24 @@ impl Plugin for Chat {
                 })?;
                 let arguments = data.get("arguments").cloned().unwrap_or(Value::Null);
                 let id = request_id(call.signal);
-                let body = match self.run_tool(call.tools, name, arguments) {
-                    Ok(result) => {
-                        json!({"request_id": id, "name": name, "ok": true, "result": result})
+                let tool_id = format!("chat/{id}/execute");
+                let result = match self.start_tool(call.tools, &tool_id, name, arguments) {
+                    Ok(None) => {
+                        // An async action: answered when its completion comes back.
+                        state.tools.insert(
+                            tool_id,
+                            AwaitedTool {
+                                request_id: id,
+                                name: name.to_string(),
+                                in_round: false,
+                            },
+                        );
+                        return Ok(Vec::new());
                     }
-                    Err(error) => {
-                        json!({"request_id": id, "name": name, "ok": false, "error": error})
-                    }
+                    Ok(Some(result)) => Ok(result),
+                    Err(error) => Err(error),
                 };
-                Ok(vec![Directive::Emit(Signal::with_id(
-                    format!("{id}/tool"),
-                    CHAT_TOOL_RESULT,
-                    body,
-                ))])
+                Ok(vec![tool_result(&id, name, result)])
             }
             "list_tools" => {
                 let tools = self.offered(call.tools);

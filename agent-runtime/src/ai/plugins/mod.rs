@@ -34,10 +34,10 @@ mod tests;
 
 pub use bm25::Bm25Index;
 pub use chat::{
-    CHAT_EMBEDDED, CHAT_OBJECT, CHAT_RESPONSE, CHAT_TOOL_RESULT, CHAT_TOOLS, Chat, ChatError,
-    ChatKind, ChatState, PendingChat, parse_object, reason,
+    AwaitedTool, CHAT_EMBEDDED, CHAT_OBJECT, CHAT_RESPONSE, CHAT_TOOL_RESULT, CHAT_TOOLS, Chat,
+    ChatError, ChatKind, ChatState, PendingChat, RoundCall, parse_object, reason,
 };
-pub use model_routing::ModelRouting;
+pub use model_routing::{ModelRouting, RouteCache};
 pub use planning::{
     DECOMPOSED, Decomposition, PLANNED, PRIORITIZED, Plan, PlanStep, Planning, Prioritization,
     RankedTask, Subgoal,
@@ -115,6 +115,12 @@ pub(crate) fn request_texts(data: &Value) -> Vec<&str> {
         }
         _ => Vec::new(),
     }
+}
+
+/// The tool policy of Chat and Reasoning: `name` is offered when `allow` is empty or lists it,
+/// and `deny` does not.
+pub(crate) fn tool_allowed(allow: &[String], deny: &[String], name: &str) -> bool {
+    (allow.is_empty() || allow.iter().any(|t| t == name)) && !deny.iter().any(|t| t == name)
 }
 
 /// Whether the signal type matches a pattern where `*` is one segment (ModelRouting's keys).

@@ -1,24 +1,26 @@
 //! Reasoning: `reasoning.<cod|cot|react|aot|tot|got|trm|adaptive>.run` on any agent, each run
 //! by that strategy's machine (the one AI agents run on) with the plugin's defaults.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::request_id;
-use crate::action::ActionEntry;
+use crate::action::{ActionEntry, Outcome};
 use crate::agent::AgentSpec;
 use crate::ai::machine;
 use crate::ai::{
     AiAgent, AiConfig, AiState, CANCEL, LLM_RESPONSE, Phase, QUERY, REQUEST_FAILED, React,
-    ReasoningConfig, StrategyKind,
+    ReasoningConfig, StrategyKind, ToolSpec,
 };
 use crate::directive::Directive;
 use crate::error::ActionError;
 use crate::instruction::Instruction;
-use crate::plugin::{Flow, Plugin, PluginCall, PluginRoute};
+use crate::plugin::{Flow, Plugin, PluginCall, PluginRoute, PluginTools, ToolDone, ToolRun};
 use crate::signal::Signal;
 
 /// A model answer to one of Reasoning's calls, as its hook renames `ai.llm.response`.
@@ -37,8 +39,12 @@ const TIMEOUT: &str = "reasoning.timeout";
 ///
 /// Runs in flight are part of the agent's checkpoint. Several may run at once (one per
 /// request id). On an AI agent, `reasoning.<its own strategy>.run` stays its strategy's:
-/// a strategy's route wins over a plugin route with exactly its pattern. The runs offer no
-/// tools (ReAct answers from the model alone).
+/// a strategy's route wins over a plugin route with exactly its pattern.
+///
+/// A ReAct run (and an Adaptive run that chooses ReAct) offers the agent's actions as tools,
+/// filtered by `allow_tools` (empty: all) and `deny_tools` as Chat's are, fixed when the run
+/// starts: a sync action runs at once on the agent's state, an async one goes to the host (a
+/// `RunInstruction` with the tool call's id) and its completion comes back to the run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Reasoning {
@@ -60,6 +66,10 @@ pub struct Reasoning {
     pub beam_width: u64,
     /// The most model calls of a search (default 50).
     pub max_llm_calls: u64,
+    /// The actions a ReAct run offers as tools; empty means every one (default empty).
+    pub allow_tools: Vec<String>,
+    /// Actions never offered as tools (default none).
+    pub deny_tools: Vec<String>,
 }
 
 impl Default for Reasoning {
@@ -75,6 +85,8 @@ impl Default for Reasoning {
             max_depth: u64::from(search.max_depth),
             beam_width: u64::from(search.beam_width),
             max_llm_calls: u64::from(search.max_llm_calls),
+            allow_tools: Vec::new(),
+            deny_tools: Vec::new(),
         }
     }
 }
@@ -123,6 +135,9 @@ pub struct ReasoningRun {
     pub options: RunOptions,
     /// The machine's state.
     pub ai: AiState,
+    /// The tools it offers (the agent's actions the policy allows, when it started).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<ToolSpec>,
 }
 
 /// Reasoning's state: the runs in flight, by request id.
@@ -130,13 +145,19 @@ pub struct ReasoningRun {
 pub struct ReasoningState {
     /// Request id -> its run.
     pub runs: BTreeMap<String, ReasoningRun>,
+    /// Async tools the host runs for a run: instruction id -> request id.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tools: BTreeMap<String, String>,
 }
 
-/// What the machine runs on: no actions, the run's configuration.
+/// What the machine runs on: no actions of its own, the run's configuration and tools (which
+/// the plugin runs through the agent's).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 struct Reasoner {
     #[serde(skip)]
     config: AiConfig,
+    #[serde(skip)]
+    tools: Option<Arc<[ToolSpec]>>,
 }
 
 impl AgentSpec for Reasoner {
@@ -153,6 +174,10 @@ impl AiAgent for Reasoner {
 
     fn config(&self) -> AiConfig {
         self.config
+    }
+
+    fn hosted_tools(&self) -> Option<Arc<[ToolSpec]>> {
+        self.tools.clone()
     }
 }
 
@@ -219,17 +244,24 @@ impl Reasoning {
             .get("timeout_ms")
             .and_then(Value::as_u64)
             .unwrap_or(self.timeout_ms);
+        let tools = if matches!(kind, StrategyKind::React | StrategyKind::Adaptive) {
+            self.offered(call.tools)
+        } else {
+            Vec::new()
+        };
         let mut run = ReasoningRun {
             kind,
             options,
             ai: AiState::default(),
+            tools,
         };
         let query = Instruction::new(
             QUERY,
             json!({"query": query, "request_id": id, "model": model}),
         )
         .with_id(call.instruction.id.clone());
-        let mut out = step(&mut run, query);
+        let out = step(&mut run, vec![query]);
+        let mut out = run_tools(&mut run, &id, &mut state.tools, call.tools, out);
         if timeout > 0 {
             out.push(Directive::Schedule {
                 delay: Duration::from_millis(timeout),
@@ -240,19 +272,88 @@ impl Reasoning {
                 ),
             });
         }
-        if !ended(&run) {
-            state.runs.insert(id, run);
-        }
+        keep(state, id, run);
         Ok(out)
+    }
+
+    /// The tools a run offers: the agent's actions the policy allows.
+    fn offered(&self, tools: &dyn PluginTools) -> Vec<ToolSpec> {
+        tools
+            .list()
+            .into_iter()
+            .filter(|(spec, _)| {
+                super::tool_allowed(&self.allow_tools, &self.deny_tools, &spec.name)
+            })
+            .map(|(spec, _)| spec)
+            .collect()
     }
 }
 
-/// Runs one instruction through the run's machine.
-fn step(run: &mut ReasoningRun, instruction: Instruction) -> Vec<Directive> {
+/// Keeps a run still going; forgets the tools an ended one waited for.
+fn keep(state: &mut ReasoningState, id: String, run: ReasoningRun) {
+    if ended(&run) {
+        state.tools.retain(|_, request| *request != id);
+    } else {
+        state.runs.insert(id, run);
+    }
+}
+
+/// Runs instructions through the run's machine.
+fn step(run: &mut ReasoningRun, instructions: Vec<Instruction>) -> Vec<Directive> {
     let mut host = Reasoner {
         config: run.options.config(),
+        tools: (!run.tools.is_empty()).then(|| Arc::from(run.tools.as_slice())),
     };
-    machine::cmd(&mut host, &mut run.ai, vec![instruction], run.kind)
+    machine::cmd(&mut host, &mut run.ai, instructions, run.kind)
+}
+
+/// Runs the tool calls the machine handed out (`RunInstruction`s of request `id`) through the
+/// agent's actions: a sync one's result goes straight back to the machine, an async one goes
+/// to the host (`tools.start` issues its `RunInstruction`) and is awaited. Returns the other
+/// directives, in order.
+fn run_tools(
+    run: &mut ReasoningRun,
+    id: &str,
+    awaited: &mut BTreeMap<String, String>,
+    tools: &dyn PluginTools,
+    mut out: Vec<Directive>,
+) -> Vec<Directive> {
+    let mut passed = Vec::with_capacity(out.len());
+    // Each pass answers one round; a round's results start a model call, never more tools.
+    loop {
+        let mut completions = Vec::new();
+        for directive in out {
+            let Directive::RunInstruction { instruction, .. } = directive else {
+                passed.push(directive);
+                continue;
+            };
+            let started = tools.start(
+                &instruction.id,
+                &instruction.action,
+                instruction.params.clone(),
+            );
+            let outcome = match started {
+                Ok(ToolRun::Started) => {
+                    awaited.insert(instruction.id.clone(), id.to_string());
+                    continue;
+                }
+                Ok(ToolRun::Done(reply)) => Ok(reply_outcome(reply)),
+                Err(message) => Err(ActionError::new(message)),
+            };
+            completions.push(Instruction::completed(&instruction, outcome));
+        }
+        if completions.is_empty() {
+            return passed;
+        }
+        out = step(run, completions);
+    }
+}
+
+fn reply_outcome(reply: Option<Value>) -> Outcome {
+    match reply {
+        Some(reply) => Outcome::new().reply(reply),
+        None => Outcome::new(),
+    }
 }
 
 fn ended(run: &ReasoningRun) -> bool {
@@ -278,7 +379,7 @@ impl Plugin for Reasoning {
         routes
     }
 
-    fn before_route(&self, state: &mut ReasoningState, signal: &mut Signal) -> Flow {
+    fn before_route(&self, state: &mut ReasoningState, signal: &mut Cow<'_, Signal>) -> Flow {
         if signal.signal_type == LLM_RESPONSE {
             let ours = signal
                 .data
@@ -287,10 +388,39 @@ impl Plugin for Reasoning {
                 .and_then(request_of_call)
                 .is_some_and(|request| state.runs.contains_key(request));
             if ours {
-                signal.signal_type = LLM_REPLY.to_string();
+                signal.to_mut().signal_type = LLM_REPLY.to_string();
             }
         }
         Flow::Continue
+    }
+
+    fn awaits_tool(&self, state: &ReasoningState, id: &str) -> bool {
+        state.tools.contains_key(id)
+    }
+
+    fn tool_completed(&self, state: &mut ReasoningState, done: ToolDone<'_>) -> Vec<Directive> {
+        let Some(request) = state.tools.remove(done.id) else {
+            return Vec::new();
+        };
+        let Some(mut run) = state.runs.remove(&request) else {
+            return Vec::new();
+        };
+        let outcome = match done.result {
+            Ok(reply) => Ok(reply_outcome(reply.clone())),
+            Err(message) => Err(ActionError::new(message.clone())),
+        };
+        let completion = Instruction {
+            id: done.id.to_string(),
+            action: done.name.to_string(),
+            params: Value::Null,
+            deadline: None,
+            exec: None,
+            outcome: Some(outcome),
+        };
+        // A finished round starts a model call: no tool runs here.
+        let out = step(&mut run, vec![completion]);
+        keep(state, request, run);
+        out
     }
 
     fn run(
@@ -313,10 +443,9 @@ impl Plugin for Reasoning {
                 };
                 let reply = Instruction::new(LLM_RESPONSE, call.params().clone())
                     .with_id(call.instruction.id.clone());
-                let out = step(&mut run, reply);
-                if !ended(&run) {
-                    state.runs.insert(request, run);
-                }
+                let out = step(&mut run, vec![reply]);
+                let out = run_tools(&mut run, &request, &mut state.tools, call.tools, out);
+                keep(state, request, run);
                 Ok(out)
             }
             "timeout" => {
@@ -329,7 +458,8 @@ impl Plugin for Reasoning {
                 };
                 // The machine's cancel stops what runs; the request fails with `timeout`.
                 let cancel = Instruction::new(CANCEL, Value::Null);
-                let out: Vec<Directive> = step(&mut run, cancel)
+                state.tools.retain(|_, r| r != request);
+                let out: Vec<Directive> = step(&mut run, vec![cancel])
                     .into_iter()
                     .map(|d| match d {
                         Directive::Emit(mut s) if s.signal_type == REQUEST_FAILED => {

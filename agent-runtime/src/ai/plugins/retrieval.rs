@@ -1,5 +1,6 @@
 //! Retrieval: memories per namespace, recalled by BM25 and added to prompts.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
@@ -24,7 +25,11 @@ pub const RECALLED: &str = "retrieval.recalled";
 /// "top_k"?, "namespace"?}`, answered with `retrieval.recalled`), `retrieval.clear`
 /// (`{"namespace"?}`). Unless `enrich` is off or a request says `"disable_retrieval": true`,
 /// the prompt of `chat.message`, `ai.query` and `reasoning.*.run` (its `query` or `prompt`)
-/// gets the `top_k` best memories of its namespace first, each cut to `max_snippet_chars`.
+/// gets the `top_k` best memories of its namespace first, each cut to `max_snippet_chars`
+/// (their ids in the data's `retrieved`, the ranking in `retrieval_ranking`). With an
+/// `embedding_model` and embedded memories, the hook holds the request ([`Flow::Defer`]),
+/// asks for its prompt's embedding, and routes it enriched by cosine similarity when the
+/// embedding arrives (by BM25 when that call fails); the held request is in the checkpoint.
 /// Memories are part of the agent's checkpoint; the index is rebuilt from them after a thaw.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -38,8 +43,9 @@ pub struct Retrieval {
     /// The namespace of signals that name none (default `"default"`).
     pub namespace: String,
     /// The model alias that embeds memories and queries; empty (the default) ranks by BM25
-    /// alone. With one, `retrieval.upsert` also asks for the new memories' embeddings and
-    /// `retrieval.recall` ranks by cosine similarity to the query's embedding.
+    /// alone. With one, `retrieval.upsert` also asks for the new memories' embeddings, and
+    /// `retrieval.recall` and the enrichment of requests rank by cosine similarity to the
+    /// query's embedding.
     pub embedding_model: String,
 }
 
@@ -199,6 +205,15 @@ pub enum PendingEmbedding {
         /// Each memory's id and text.
         memories: Vec<(String, String)>,
     },
+    /// A request held until its prompt's embedding arrives, then enriched and routed.
+    Enrich {
+        /// The request, as the hooks before Retrieval left it.
+        signal: Signal,
+        /// The namespace searched.
+        namespace: String,
+        /// The data field holding the prompt (`query` or `prompt`).
+        field: String,
+    },
     /// A recall waiting for its query's embedding.
     Recall {
         /// The namespace searched.
@@ -269,15 +284,27 @@ impl Plugin for Retrieval {
         ]
     }
 
-    fn before_route(&self, state: &mut RetrievalState, signal: &mut Signal) -> Flow {
+    fn before_route(&self, state: &mut RetrievalState, signal: &mut Cow<'_, Signal>) -> Flow {
         if signal.signal_type == EMBED_RESPONSE {
-            let ours = signal
-                .data
-                .get("call_id")
-                .and_then(Value::as_str)
-                .is_some_and(|id| state.pending.contains_key(id));
-            if ours {
-                signal.signal_type = EMBED_REPLY.to_string();
+            let call_id = signal.data.get("call_id").and_then(Value::as_str);
+            match call_id.and_then(|id| state.pending.get(id)) {
+                // The embedding a held request waited for: the request comes back enriched,
+                // and the hooks after this one and the routes see it.
+                Some(PendingEmbedding::Enrich { .. }) => {
+                    let call_id = call_id.unwrap_or_default().to_string();
+                    if let Some(PendingEmbedding::Enrich {
+                        signal: held,
+                        namespace,
+                        field,
+                    }) = state.pending.remove(&call_id)
+                    {
+                        let answer = std::mem::replace(signal, Cow::Owned(held));
+                        let held = signal.to_mut();
+                        self.finish_enrichment(state, held, &namespace, &field, &answer);
+                    }
+                }
+                Some(_) => signal.to_mut().signal_type = EMBED_REPLY.to_string(),
+                None => {}
             }
             return Flow::Continue;
         }
@@ -293,7 +320,8 @@ impl Plugin for Retrieval {
             return Flow::Continue;
         }
         if let Value::String(query) = &signal.data {
-            signal.data = json!({"query": query});
+            let data = json!({"query": query});
+            signal.to_mut().data = data;
         }
         let field = ["query", "prompt"]
             .into_iter()
@@ -305,24 +333,37 @@ impl Plugin for Retrieval {
         let Some(memories) = state.namespaces.get_mut(&namespace) else {
             return Flow::Continue;
         };
-        let prompt = signal.data[field].as_str().unwrap_or_default().to_string();
-        let top_k = usize::try_from(self.top_k).unwrap_or(usize::MAX);
-        let max = usize::try_from(self.max_snippet_chars).unwrap_or(usize::MAX);
-        let found = memories.recall(&prompt, top_k);
-        if found.is_empty() {
+        let embedded = memories.memories.iter().any(|m| m.embedding.is_some());
+        if self.embedding_model.is_empty() || !embedded {
+            let prompt = signal.data[field].as_str().unwrap_or_default().to_string();
+            let found = memories.recall(&prompt, self.top_k());
+            if !found.is_empty() {
+                self.enrich_with(signal.to_mut(), field, &found, "bm25");
+            }
             return Flow::Continue;
         }
-        let mut enriched = String::from("Relevant memories:\n");
-        for (memory, _) in &found {
-            enriched.push_str("- ");
-            enriched.extend(memory.text.chars().take(max));
-            enriched.push('\n');
+        // Ranking by embeddings needs the prompt's: hold the request until it arrives.
+        let prompt = signal.data[field].as_str().unwrap_or_default().to_string();
+        let call_id = format!("retrieval/{}/enrich", signal.id);
+        let embed = Directive::Embed(Box::new(EmbedCall {
+            call_id: call_id.clone(),
+            request_id: super::request_id(signal.as_ref()),
+            request: EmbeddingRequest {
+                model: self.embedding_model.clone(),
+                inputs: vec![prompt],
+            },
+        }));
+        state.pending.insert(
+            call_id,
+            PendingEmbedding::Enrich {
+                signal: Signal::clone(signal),
+                namespace,
+                field: field.to_string(),
+            },
+        );
+        Flow::Defer {
+            directives: vec![embed],
         }
-        enriched.push('\n');
-        enriched.push_str(&prompt);
-        signal.data[field] = Value::String(enriched);
-        signal.data["retrieved"] = json!(found.iter().map(|(m, _)| &m.id).collect::<Vec<_>>());
-        Flow::Continue
     }
 
     fn run(
@@ -412,6 +453,72 @@ impl Plugin for Retrieval {
 }
 
 impl Retrieval {
+    fn top_k(&self) -> usize {
+        usize::try_from(self.top_k).unwrap_or(usize::MAX)
+    }
+
+    /// Puts the memories `found` before the prompt in `field` (each cut to
+    /// `max_snippet_chars`), and their ids and the ranking used into `retrieved` and
+    /// `retrieval_ranking`.
+    fn enrich_with(
+        &self,
+        signal: &mut Signal,
+        field: &str,
+        found: &[(&Memory, f64)],
+        ranking: &str,
+    ) {
+        if found.is_empty() {
+            return;
+        }
+        let max = usize::try_from(self.max_snippet_chars).unwrap_or(usize::MAX);
+        let prompt = signal.data[field].as_str().unwrap_or_default();
+        let mut enriched = String::from("Relevant memories:\n");
+        for (memory, _) in found {
+            enriched.push_str("- ");
+            enriched.extend(memory.text.chars().take(max));
+            enriched.push('\n');
+        }
+        enriched.push('\n');
+        enriched.push_str(prompt);
+        signal.data[field] = Value::String(enriched);
+        signal.data["retrieved"] = json!(found.iter().map(|(m, _)| &m.id).collect::<Vec<_>>());
+        signal.data["retrieval_ranking"] = json!(ranking);
+    }
+
+    /// Enriches a held request with the memories closest to its prompt's embedding (in
+    /// `answer`, an `ai.embed.response`), or by BM25 when the call failed.
+    fn finish_enrichment(
+        &self,
+        state: &mut RetrievalState,
+        signal: &mut Signal,
+        namespace: &str,
+        field: &str,
+        answer: &Signal,
+    ) {
+        let Some(memories) = state.namespaces.get_mut(namespace) else {
+            return;
+        };
+        let vector = serde_json::from_value::<EmbedReply>(answer.data.clone())
+            .ok()
+            .and_then(|reply| reply.embeddings)
+            .and_then(|e| e.vectors.into_iter().next());
+        match vector {
+            Some(vector) => {
+                let found = memories.recall_by_embedding(&vector, self.top_k());
+                self.enrich_with(signal, field, &found, "embedding");
+            }
+            None => {
+                tracing::warn!(
+                    signal_type = %signal.signal_type,
+                    "the prompt was not embedded; its memories are ranked by BM25"
+                );
+                let prompt = signal.data[field].as_str().unwrap_or_default().to_string();
+                let found = memories.recall(&prompt, self.top_k());
+                self.enrich_with(signal, field, &found, "bm25");
+            }
+        }
+    }
+
     /// Asks for embeddings of `inputs`, remembering what for.
     fn embed(
         &self,
@@ -446,6 +553,8 @@ impl Retrieval {
         };
         let vectors = reply.embeddings.map(|e| e.vectors);
         match pending {
+            // The hook brings held requests back itself; their answers never route here.
+            PendingEmbedding::Enrich { .. } => Ok(Vec::new()),
             PendingEmbedding::Upsert {
                 namespace,
                 memories,
