@@ -30,7 +30,7 @@ mod audit {
         fn routes(&self) -> Vec<PluginRoute> {
             vec![PluginRoute::new("audit.count", "count")]
         }
-        fn before_route(&self, _: &mut u32, signal: &mut Signal) -> Flow {
+        fn before_route(&self, _: &mut u32, signal: &mut std::borrow::Cow<'_, Signal>) -> Flow {
             if signal.signal_type == "audit.secret" {
                 return Flow::Refuse {
                     reason: "secrets are not audited".into(),

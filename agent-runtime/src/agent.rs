@@ -1,6 +1,7 @@
 //! Agents: a typed state plus the strategy's own state.
 
 use std::any::{Any, TypeId};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -318,8 +319,9 @@ impl<S: AgentSpec> Agent<S> {
         directives
     }
 
-    /// The id and both states at once: strategies name the agent in their trace events.
-    pub(crate) fn parts_with_id(&mut self) -> (&str, &mut S, &mut StrategyState<S>) {
+    /// The id and both states at once: strategies name the agent in their trace events. The
+    /// id as `&String`: read only where an event is traced, not on every command.
+    pub(crate) fn parts_with_id(&mut self) -> (&String, &mut S, &mut StrategyState<S>) {
         (&self.id, &mut self.state, &mut self.strategy)
     }
 
@@ -449,7 +451,8 @@ impl<S: AgentSpec> Agent<S> {
         router: &Router,
         incoming: &Signal,
     ) -> Vec<Directive> {
-        let mut signal = incoming.clone();
+        // Borrowed until a hook rewrites it: most signals are never copied.
+        let mut signal = Cow::Borrowed(incoming);
         match stack.before_route(&mut self.plugins, &mut signal) {
             Ok(None) => {}
             // A plugin holds the signal until a model answers.
@@ -466,7 +469,7 @@ impl<S: AgentSpec> Agent<S> {
             // A hook rewrote the signal into one nothing here handles (a refusal as
             // `ai.request.error`): it goes out as it is, to the caller and the subscribers.
             Err(AgentError::NoRoute { .. }) if signal.signal_type != incoming.signal_type => {
-                return vec![Directive::Emit(signal)];
+                return vec![Directive::Emit(signal.into_owned())];
             }
             Err(error) => return vec![Directive::error(error, signal_context(&signal))],
         };

@@ -77,7 +77,11 @@ pub use tools::{NoTools, PluginTools, ToolDone, ToolRun};
 ///     fn routes(&self) -> Vec<PluginRoute> {
 ///         vec![PluginRoute::new("counter.get", "get")]
 ///     }
-///     fn before_route(&self, seen: &mut u64, _signal: &mut Signal) -> agent_runtime::plugin::Flow {
+///     fn before_route(
+///         &self,
+///         seen: &mut u64,
+///         _signal: &mut std::borrow::Cow<'_, Signal>,
+///     ) -> agent_runtime::plugin::Flow {
 ///         *seen += 1;
 ///         agent_runtime::plugin::Flow::Continue
 ///     }
@@ -105,9 +109,11 @@ pub trait Plugin:
         Vec::new()
     }
 
-    /// Sees each incoming signal before routing (in mount order): may rewrite it in place or
-    /// refuse it.
-    fn before_route(&self, state: &mut Self::State, signal: &mut Signal) -> Flow {
+    /// Sees each incoming signal before routing (in mount order): may rewrite it, refuse it
+    /// or hold it. The signal is borrowed until a hook rewrites it: call
+    /// [`Cow::to_mut`] only to change it (that copies it once per step, for every later
+    /// hook), so a step no hook changes copies nothing.
+    fn before_route(&self, state: &mut Self::State, signal: &mut Cow<'_, Signal>) -> Flow {
         let _ = (state, signal);
         Flow::Continue
     }

@@ -1,6 +1,7 @@
 //! The plugins an agent type mounts, in mount order, and the runtime side of the plugin
 //! contract: routes, hooks and actions over the agent's [`PluginStates`].
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -30,7 +31,7 @@ pub trait DynPlugin: Send + Sync + fmt::Debug {
     /// [`Plugin::routes`].
     fn routes(&self) -> Vec<super::PluginRoute>;
     /// [`Plugin::before_route`] on its slice.
-    fn before_route(&self, slice: &mut dyn PluginSlice, signal: &mut Signal) -> Flow;
+    fn before_route(&self, slice: &mut dyn PluginSlice, signal: &mut Cow<'_, Signal>) -> Flow;
     /// [`Plugin::after_emit`] on its slice.
     fn after_emit(&self, slice: &mut dyn PluginSlice, signal: &mut Signal);
     /// [`Plugin::awaits_tool`] on its slice.
@@ -64,7 +65,7 @@ impl<P: Plugin> DynPlugin for P {
     fn routes(&self) -> Vec<super::PluginRoute> {
         Plugin::routes(self)
     }
-    fn before_route(&self, slice: &mut dyn PluginSlice, signal: &mut Signal) -> Flow {
+    fn before_route(&self, slice: &mut dyn PluginSlice, signal: &mut Cow<'_, Signal>) -> Flow {
         match slice.as_any_mut().downcast_mut::<P::State>() {
             Some(state) => Plugin::before_route(self, state, signal),
             None => Flow::Continue,
@@ -231,7 +232,7 @@ impl PluginStack {
     pub(crate) fn before_route(
         &self,
         states: &mut PluginStates,
-        signal: &mut Signal,
+        signal: &mut Cow<'_, Signal>,
     ) -> Result<Option<Vec<Directive>>, (String, String)> {
         for (plugin, (_, slice)) in self.plugins.iter().zip(states.slices.iter_mut()) {
             let flow = catch_unwind(AssertUnwindSafe(|| {

@@ -3,6 +3,8 @@
 
 use std::sync::OnceLock;
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -46,7 +48,7 @@ impl Plugin for Tally {
             PluginRoute::new("tally.fail", "fail"),
         ]
     }
-    fn before_route(&self, state: &mut TallyState, signal: &mut Signal) -> Flow {
+    fn before_route(&self, state: &mut TallyState, signal: &mut Cow<'_, Signal>) -> Flow {
         state.seen += 1;
         if signal.signal_type == self.refuse {
             return Flow::Refuse {
@@ -86,12 +88,14 @@ impl Plugin for Mark {
     type State = ();
 
     fn mount(&self) {}
-    fn before_route(&self, _: &mut (), signal: &mut Signal) -> Flow {
+    fn before_route(&self, _: &mut (), signal: &mut Cow<'_, Signal>) -> Flow {
         assert_ne!(signal.signal_type, "boom", "the mark hook blew up");
         if signal.signal_type == "shout" {
-            signal.signal_type = "say".into();
+            signal.to_mut().signal_type = "say".into();
         }
-        if let Some(trail) = signal.data.get_mut("trail").and_then(Value::as_array_mut) {
+        if signal.data.get("trail").is_some_and(Value::is_array)
+            && let Some(trail) = signal.to_mut().data["trail"].as_array_mut()
+        {
             trail.push(json!(self.mark));
         }
         Flow::Continue
@@ -110,8 +114,9 @@ impl Plugin for Echo {
     fn routes(&self) -> Vec<PluginRoute> {
         vec![PluginRoute::new("*", "echo")]
     }
-    fn before_route(&self, _: &mut (), signal: &mut Signal) -> Flow {
+    fn before_route(&self, _: &mut (), signal: &mut Cow<'_, Signal>) -> Flow {
         if signal.signal_type == "refuse.me" {
+            let signal = signal.to_mut();
             signal.signal_type = "ai.request.error".into();
             signal.data = json!({"reason": "policy_violation"});
         }

@@ -371,7 +371,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
         }
 
         impl #krate::Command<#agent> for #event_ty {
-            type Output = ::core::result::Result<::std::vec::Vec<#krate::Directive>, #rt::FsmError<#agent>>;
+            type Output = ::core::result::Result<#krate::Directives, #rt::FsmError<#agent>>;
             #[inline]
             fn run(self, agent: &mut #krate::Agent<#agent>) -> Self::Output {
                 #krate::Fsm::fire(agent, self, #private::serde_json::Value::Null)

@@ -2,6 +2,8 @@
 //! `<state key>/<request>/<n>`, and the plugin's hook renames the host's answers to them into
 //! the plugin's own reply types, so only the plugin's routes see them (never an AI strategy's).
 
+use std::borrow::Cow;
+
 use serde_json::{Value, json};
 
 use crate::ai::{EMBED_RESPONSE, LLM_RESPONSE, LlmError, LlmReply, LlmResponse, USAGE, Usage};
@@ -10,7 +12,7 @@ use crate::signal::Signal;
 
 /// Renames `ai.llm.response` / `ai.embed.response` answering one of plugin `key`'s calls to
 /// `llm_type` / `embed_type`.
-pub(crate) fn claim(signal: &mut Signal, key: &str, llm_type: &str, embed_type: &str) {
+pub(crate) fn claim(signal: &mut Cow<'_, Signal>, key: &str, llm_type: &str, embed_type: &str) {
     let renamed = match signal.signal_type.as_str() {
         LLM_RESPONSE => llm_type,
         EMBED_RESPONSE => embed_type,
@@ -22,7 +24,7 @@ pub(crate) fn claim(signal: &mut Signal, key: &str, llm_type: &str, embed_type: 
         .and_then(Value::as_str)
         .is_some_and(|id| request_of(id, key).is_some());
     if ours {
-        signal.signal_type = renamed.to_string();
+        signal.to_mut().signal_type = renamed.to_string();
     }
 }
 

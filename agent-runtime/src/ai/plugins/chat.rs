@@ -2,6 +2,7 @@
 //! `chat.generate_object`), and the agent's actions as tools (`chat.execute_tool`,
 //! `chat.list_tools`).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -756,7 +757,7 @@ impl Plugin for Chat {
         ]
     }
 
-    fn before_route(&self, _: &mut ChatState, signal: &mut Signal) -> Flow {
+    fn before_route(&self, _: &mut ChatState, signal: &mut Cow<'_, Signal>) -> Flow {
         calls::claim(signal, "chat", LLM_REPLY, EMBED_REPLY);
         Flow::Continue
     }

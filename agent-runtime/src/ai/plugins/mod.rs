@@ -37,7 +37,7 @@ pub use chat::{
     AwaitedTool, CHAT_EMBEDDED, CHAT_OBJECT, CHAT_RESPONSE, CHAT_TOOL_RESULT, CHAT_TOOLS, Chat,
     ChatError, ChatKind, ChatState, PendingChat, RoundCall, parse_object, reason,
 };
-pub use model_routing::ModelRouting;
+pub use model_routing::{ModelRouting, RouteCache};
 pub use planning::{
     DECOMPOSED, Decomposition, PLANNED, PRIORITIZED, Plan, PlanStep, Planning, Prioritization,
     RankedTask, Subgoal,

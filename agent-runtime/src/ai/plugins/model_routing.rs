@@ -1,8 +1,9 @@
 //! ModelRouting: which model alias serves which signal type.
 
-use std::collections::BTreeMap;
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap};
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 use super::matches_one_star;
@@ -53,27 +54,72 @@ impl ModelRouting {
     }
 }
 
+/// ModelRouting's state: the alias each signal type resolved to, so that a type's routes are
+/// matched once per agent rather than once per signal. It is a cache, not data: it is rebuilt
+/// as signals arrive, checkpoints hold it as `null`, and it keeps at most
+/// [`RouteCache::CAPACITY`] types (others are resolved each time).
+#[derive(Debug, Clone, Default)]
+pub struct RouteCache {
+    pub(super) by_type: HashMap<String, Option<String>>,
+}
+
+impl RouteCache {
+    /// The most signal types remembered (signal types come from outside: the cache must not
+    /// grow with them).
+    pub const CAPACITY: usize = 256;
+
+    /// The alias for `signal_type` under `routing`, resolved once per type.
+    fn alias<'a>(&'a mut self, routing: &'a ModelRouting, signal_type: &str) -> Option<&'a str> {
+        if !self.by_type.contains_key(signal_type) {
+            if self.by_type.len() >= Self::CAPACITY {
+                return routing.model_for(signal_type);
+            }
+            let alias = routing.model_for(signal_type).map(str::to_string);
+            self.by_type.insert(signal_type.to_string(), alias);
+        }
+        self.by_type.get(signal_type).and_then(Option::as_deref)
+    }
+}
+
+impl Serialize for RouteCache {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_unit()
+    }
+}
+
+impl<'de> Deserialize<'de> for RouteCache {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        serde::de::IgnoredAny::deserialize(d)?;
+        Ok(RouteCache::default())
+    }
+}
+
 impl Plugin for ModelRouting {
     const NAME: &'static str = "ModelRouting";
     const STATE_KEY: &'static str = "model_routing";
-    type State = ();
+    type State = RouteCache;
 
-    fn mount(&self) {}
+    fn mount(&self) -> RouteCache {
+        RouteCache::default()
+    }
 
-    fn before_route(&self, _: &mut (), signal: &mut Signal) -> Flow {
+    fn before_route(&self, cache: &mut RouteCache, signal: &mut Cow<'_, Signal>) -> Flow {
         if self.routes.is_empty() {
             return Flow::Continue;
         }
-        let Some(alias) = self.model_for(&signal.signal_type) else {
+        let Some(alias) = cache.alias(self, &signal.signal_type) else {
             return Flow::Continue;
         };
-        match &mut signal.data {
+        match &signal.data {
             Value::Object(map) if map.get("model").is_none_or(Value::is_null) => {
-                map.insert("model".into(), Value::String(alias.to_string()));
+                if let Value::Object(map) = &mut signal.to_mut().data {
+                    map.insert("model".into(), Value::String(alias.to_string()));
+                }
             }
             // `ai.query` takes a bare string: keep it as the query.
             Value::String(query) => {
-                signal.data = serde_json::json!({"query": std::mem::take(query), "model": alias});
+                let data = serde_json::json!({"query": query, "model": alias});
+                signal.to_mut().data = data;
             }
             _ => {}
         }

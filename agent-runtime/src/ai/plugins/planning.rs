@@ -5,6 +5,7 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::borrow::Cow;
 
 use super::calls;
 use super::chat::{CHAT_OBJECT, Chat, ChatState};
@@ -221,7 +222,7 @@ impl Plugin for Planning {
         ]
     }
 
-    fn before_route(&self, _: &mut ChatState, signal: &mut Signal) -> Flow {
+    fn before_route(&self, _: &mut ChatState, signal: &mut Cow<'_, Signal>) -> Flow {
         calls::claim(signal, Self::STATE_KEY, LLM_REPLY, EMBED_REPLY);
         Flow::Continue
     }

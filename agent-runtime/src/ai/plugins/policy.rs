@@ -1,5 +1,7 @@
 //! Policy: checks on what goes to the model and what comes back from it.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -110,16 +112,27 @@ impl Policy {
         None
     }
 
+    /// Whether a delta holds control characters or is too long.
+    fn delta_needs_cleaning(&self, signal: &Signal) -> bool {
+        signal
+            .data
+            .get("delta")
+            .and_then(Value::as_str)
+            .is_some_and(|delta| {
+                delta.chars().any(is_refused_control) || delta.len() > self.max_delta_chars
+            })
+    }
+
     fn clean_delta(&self, signal: &mut Signal) {
+        if !self.delta_needs_cleaning(signal) {
+            return;
+        }
         if let Some(Value::String(delta)) = signal.data.get_mut("delta") {
-            let needs = delta.chars().any(is_refused_control) || delta.len() > self.max_delta_chars;
-            if needs {
-                *delta = delta
-                    .chars()
-                    .filter(|c| !is_refused_control(*c))
-                    .take(self.max_delta_chars)
-                    .collect();
-            }
+            *delta = delta
+                .chars()
+                .filter(|c| !is_refused_control(*c))
+                .take(self.max_delta_chars)
+                .collect();
         }
     }
 }
@@ -137,8 +150,9 @@ impl Plugin for Policy {
         PolicyState::default()
     }
 
-    fn before_route(&self, state: &mut PolicyState, signal: &mut Signal) -> Flow {
+    fn before_route(&self, state: &mut PolicyState, signal: &mut Cow<'_, Signal>) -> Flow {
         let t = signal.signal_type.as_str();
+        // Only a violation or a malformed result copies the signal (to rewrite it).
         if is_request(t) {
             let found = request_texts(&signal.data)
                 .into_iter()
@@ -147,7 +161,7 @@ impl Plugin for Policy {
                 state.violations += 1;
                 match self.mode {
                     PolicyMode::Enforce => {
-                        rewrite_to_request_error(signal, POLICY_VIOLATION, message);
+                        rewrite_to_request_error(signal.to_mut(), POLICY_VIOLATION, message);
                     }
                     PolicyMode::Monitor => {
                         tracing::warn!(signal_type = t, %message, "policy violation (monitor mode)");
@@ -155,11 +169,11 @@ impl Plugin for Policy {
                 }
             }
         } else if t == LLM_RESPONSE {
-            let well_formed = serde_json::from_value::<LlmReply>(signal.data.clone())
+            let well_formed = LlmReply::deserialize(&signal.data)
                 .is_ok_and(|r| r.response.is_some() || r.error.is_some());
             if !well_formed {
                 state.normalised += 1;
-                normalise(signal, |call_id| {
+                normalise(signal.to_mut(), |call_id| {
                     serde_json::to_value(LlmReply::new(
                         call_id,
                         Err(LlmError::new(
@@ -176,12 +190,12 @@ impl Plugin for Policy {
             if !well_formed {
                 state.normalised += 1;
                 normalise(
-                    signal,
+                    signal.to_mut(),
                     |call_id| json!({"call_id": call_id, "error": "the tool result was malformed"}),
                 );
             }
-        } else if t == LLM_DELTA {
-            self.clean_delta(signal);
+        } else if t == LLM_DELTA && self.delta_needs_cleaning(signal) {
+            self.clean_delta(signal.to_mut());
         }
         Flow::Continue
     }

@@ -1,5 +1,6 @@
 //! Quota: a rolling budget of requests and tokens per scope.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, VecDeque};
 
 use serde::{Deserialize, Serialize};
@@ -142,7 +143,7 @@ impl Plugin for Quota {
         ]
     }
 
-    fn before_route(&self, state: &mut QuotaState, signal: &mut Signal) -> Flow {
+    fn before_route(&self, state: &mut QuotaState, signal: &mut Cow<'_, Signal>) -> Flow {
         if signal.signal_type == USAGE {
             self.count_usage(state, signal);
             return Flow::Continue;
@@ -168,7 +169,7 @@ impl Plugin for Quota {
                 request_id(signal),
                 self.window_ms
             );
-            rewrite_to_request_error(signal, QUOTA_EXCEEDED, message);
+            rewrite_to_request_error(signal.to_mut(), QUOTA_EXCEEDED, message);
             return Flow::Continue;
         }
         scope.requests.push_back(now);

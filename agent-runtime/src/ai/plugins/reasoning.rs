@@ -1,6 +1,7 @@
 //! Reasoning: `reasoning.<cod|cot|react|aot|tot|got|trm|adaptive>.run` on any agent, each run
 //! by that strategy's machine (the one AI agents run on) with the plugin's defaults.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -378,7 +379,7 @@ impl Plugin for Reasoning {
         routes
     }
 
-    fn before_route(&self, state: &mut ReasoningState, signal: &mut Signal) -> Flow {
+    fn before_route(&self, state: &mut ReasoningState, signal: &mut Cow<'_, Signal>) -> Flow {
         if signal.signal_type == LLM_RESPONSE {
             let ours = signal
                 .data
@@ -387,7 +388,7 @@ impl Plugin for Reasoning {
                 .and_then(request_of_call)
                 .is_some_and(|request| state.runs.contains_key(request));
             if ours {
-                signal.signal_type = LLM_REPLY.to_string();
+                signal.to_mut().signal_type = LLM_REPLY.to_string();
             }
         }
         Flow::Continue

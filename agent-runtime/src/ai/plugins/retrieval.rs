@@ -1,5 +1,6 @@
 //! Retrieval: memories per namespace, recalled by BM25 and added to prompts.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
@@ -283,7 +284,7 @@ impl Plugin for Retrieval {
         ]
     }
 
-    fn before_route(&self, state: &mut RetrievalState, signal: &mut Signal) -> Flow {
+    fn before_route(&self, state: &mut RetrievalState, signal: &mut Cow<'_, Signal>) -> Flow {
         if signal.signal_type == EMBED_RESPONSE {
             let call_id = signal.data.get("call_id").and_then(Value::as_str);
             match call_id.and_then(|id| state.pending.get(id)) {
@@ -297,11 +298,12 @@ impl Plugin for Retrieval {
                         field,
                     }) = state.pending.remove(&call_id)
                     {
-                        let answer = std::mem::replace(signal, held);
-                        self.finish_enrichment(state, signal, &namespace, &field, &answer);
+                        let answer = std::mem::replace(signal, Cow::Owned(held));
+                        let held = signal.to_mut();
+                        self.finish_enrichment(state, held, &namespace, &field, &answer);
                     }
                 }
-                Some(_) => signal.signal_type = EMBED_REPLY.to_string(),
+                Some(_) => signal.to_mut().signal_type = EMBED_REPLY.to_string(),
                 None => {}
             }
             return Flow::Continue;
@@ -318,7 +320,8 @@ impl Plugin for Retrieval {
             return Flow::Continue;
         }
         if let Value::String(query) = &signal.data {
-            signal.data = json!({"query": query});
+            let data = json!({"query": query});
+            signal.to_mut().data = data;
         }
         let field = ["query", "prompt"]
             .into_iter()
@@ -334,7 +337,9 @@ impl Plugin for Retrieval {
         if self.embedding_model.is_empty() || !embedded {
             let prompt = signal.data[field].as_str().unwrap_or_default().to_string();
             let found = memories.recall(&prompt, self.top_k());
-            self.enrich_with(signal, field, &found, "bm25");
+            if !found.is_empty() {
+                self.enrich_with(signal.to_mut(), field, &found, "bm25");
+            }
             return Flow::Continue;
         }
         // Ranking by embeddings needs the prompt's: hold the request until it arrives.
@@ -342,7 +347,7 @@ impl Plugin for Retrieval {
         let call_id = format!("retrieval/{}/enrich", signal.id);
         let embed = Directive::Embed(Box::new(EmbedCall {
             call_id: call_id.clone(),
-            request_id: super::request_id(signal),
+            request_id: super::request_id(signal.as_ref()),
             request: EmbeddingRequest {
                 model: self.embedding_model.clone(),
                 inputs: vec![prompt],
@@ -351,7 +356,7 @@ impl Plugin for Retrieval {
         state.pending.insert(
             call_id,
             PendingEmbedding::Enrich {
-                signal: signal.clone(),
+                signal: Signal::clone(signal),
                 namespace,
                 field: field.to_string(),
             },

@@ -1,6 +1,7 @@
 //! The AI plugins' signal contracts: each hook on its own, then an AI agent on the scripted
 //! model mounting them all, in process and in the server.
 
+use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
@@ -17,8 +18,14 @@ use crate::directive::Directive;
 use crate::plugin::{Flow, Plugin, PluginStack};
 use crate::signal::Signal;
 
+/// Runs `plugin`'s pre-routing hook; `signal` becomes what the hook left.
 fn hook<P: Plugin>(plugin: &P, state: &mut P::State, signal: &mut Signal) -> Flow {
-    plugin.before_route(state, signal)
+    let mut seen = Cow::Borrowed(&*signal);
+    let flow = plugin.before_route(state, &mut seen);
+    if let Cow::Owned(rewritten) = seen {
+        *signal = rewritten;
+    }
+    flow
 }
 
 #[test]
@@ -44,24 +51,48 @@ fn request_types() {
 }
 
 #[test]
+fn model_routing_resolves_each_type_once_within_a_bounded_cache() {
+    let routing = ModelRouting::default().route("chat.*", "fast");
+    let mut cache = RouteCache::default();
+    for _ in 0..2 {
+        let mut signal = Signal::new("chat.simple", json!({"prompt": "hi"}));
+        hook(&routing, &mut cache, &mut signal);
+        assert_eq!(signal.data["model"], "fast");
+    }
+    assert_eq!(cache.by_type.len(), 1, "one entry per type");
+    // Types come from outside: past its capacity the cache stops growing, routing still works.
+    for i in 0..RouteCache::CAPACITY + 10 {
+        let mut signal = Signal::new(format!("chat.t{i}"), json!({}));
+        hook(&routing, &mut cache, &mut signal);
+        assert_eq!(signal.data["model"], "fast");
+    }
+    assert_eq!(cache.by_type.len(), RouteCache::CAPACITY);
+    // A cache, not data: checkpoints hold `null`, and any saved value restores it empty.
+    assert_eq!(serde_json::to_value(&cache).unwrap(), Value::Null);
+    let restored: RouteCache = serde_json::from_value(json!({"old": 1})).unwrap();
+    assert!(restored.by_type.is_empty());
+}
+
+#[test]
 fn model_routing_exact_beats_wildcard_and_an_explicit_model_wins() {
     let routing = ModelRouting::default()
         .route("reasoning.*.run", "thinker")
         .route("reasoning.cot.run", "cot-model")
         .route("*.*.run", "generic");
+    let mut cache = RouteCache::default();
     let mut signal = Signal::new("reasoning.cot.run", json!({"query": "q"}));
-    hook(&routing, &mut (), &mut signal);
+    hook(&routing, &mut cache, &mut signal);
     assert_eq!(signal.data["model"], "cot-model");
     let mut signal = Signal::new("reasoning.tot.run", json!({"query": "q"}));
-    hook(&routing, &mut (), &mut signal);
+    hook(&routing, &mut cache, &mut signal);
     assert_eq!(signal.data["model"], "thinker", "more literal segments win");
     let mut signal = Signal::new("reasoning.tot.run", json!({"query": "q", "model": "mine"}));
-    hook(&routing, &mut (), &mut signal);
+    hook(&routing, &mut cache, &mut signal);
     assert_eq!(signal.data["model"], "mine");
     let mut signal = Signal::new("ai.query", json!("a bare query"));
     hook(
         &routing.clone().route("ai.query", "fast"),
-        &mut (),
+        &mut RouteCache::default(),
         &mut signal,
     );
     assert_eq!(
