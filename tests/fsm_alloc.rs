@@ -175,3 +175,87 @@ fn actions_that_cannot_write_the_state_run_without_a_copy_of_it() {
     assert_eq!(ledger.state().stamp, 2, "the first operation was undone");
     assert_eq!(ledger.state().entries.len(), 4);
 }
+
+#[test]
+fn a_first_command_allocates_nothing_when_entering_does_nothing() {
+    // No `init`: the initial state has no `enter` action and no timer, so the first command
+    // keeps no copy of the agent to restore.
+    let mut cd = Cd::new();
+    let (result, allocations) = counted(|| cd.cmd(CdEvent::Play));
+    assert!(result.is_err());
+    assert_eq!(allocations, 0, "a refused first event");
+    assert_eq!(
+        cd.status(),
+        Status::Idle,
+        "a refused first event changes nothing"
+    );
+    let (result, allocations) = counted(|| cd.cmd(CdEvent::OpenClose));
+    assert!(result.unwrap().is_empty());
+    assert_eq!(allocations, 0, "a first transition");
+    assert_eq!(cd.fsm_state(), CdState::Open);
+    assert!(cd.init().is_empty(), "entered once, by the transition");
+}
+
+/// A counter whose rows write plain data through `&mut` actions without parameters.
+#[agent(strategy = Fsm, transitions {
+    initial Idle
+    Idle -> Busy on start do count_start
+    Busy -> Idle on stop do count_stop
+    Busy on bump do bump
+    Busy on fail do bump_then_fail
+})]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+struct Counter {
+    starts: u64,
+    stops: u64,
+    bumps: u64,
+}
+
+#[action]
+fn count_start(counter: &mut Counter) {
+    counter.starts += 1;
+}
+
+#[action]
+fn count_stop(counter: &mut Counter) {
+    counter.stops += 1;
+}
+
+#[action]
+fn bump(counter: &mut Counter) {
+    counter.bumps += 1;
+}
+
+/// Writes, then fails: the write is undone.
+#[action]
+fn bump_then_fail(counter: &mut Counter) -> Result<(), ActionError> {
+    counter.bumps += 100;
+    Err(ActionError::new("jammed"))
+}
+
+#[test]
+fn writing_actions_without_parameters_or_directives_allocate_nothing() {
+    let mut counter = Counter::new();
+    let (_, allocations) = counted(|| {
+        for _ in 0..1_000 {
+            for event in [CounterEvent::Start, CounterEvent::Bump, CounterEvent::Stop] {
+                assert!(counter.cmd(event).unwrap().is_empty());
+            }
+        }
+    });
+    assert_eq!(allocations, 0);
+    assert_eq!(
+        *counter.state(),
+        Counter {
+            starts: 1_000,
+            stops: 1_000,
+            bumps: 1_000
+        }
+    );
+    // All or nothing still: the failing action's write is undone.
+    counter.cmd(CounterEvent::Start).unwrap();
+    let error = counter.cmd(CounterEvent::Fail).unwrap_err();
+    assert!(error.to_string().contains("jammed"), "{error}");
+    assert_eq!(counter.state().bumps, 1_000);
+    assert_eq!(counter.fsm_state(), CounterState::Busy);
+}

@@ -393,7 +393,7 @@ proptest! {
                     let result = if *typed {
                         let event = <Vending as FsmSpec>::event(name).unwrap();
                         // The typed error, as a signal's refusal reports it.
-                        agent.cmd(event.with(params.clone())).map_err(AgentError::from)
+                        agent.cmd(event.with(params.clone())).map(Vec::from).map_err(AgentError::from)
                     } else {
                         untyped(agent.cmd(Instruction::new(*name, params.clone())))
                     };

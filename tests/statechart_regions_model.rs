@@ -653,7 +653,7 @@ proptest! {
             let (got, want) = match &step {
                 Step::Event(name) => {
                     let event = <Duplex as FsmSpec>::event(name).unwrap();
-                    (verdict_of(agent.cmd(event).map_err(AgentError::from)), reference.event(name))
+                    (verdict_of(agent.cmd(event).map(Vec::from).map_err(AgentError::from)), reference.event(name))
                 }
                 Step::Timer(back) => {
                     let Some(signal) = timers.iter().rev().nth(*back).cloned() else {

@@ -49,6 +49,14 @@ pub trait Action<S>: 'static {
     /// (`#[action(on_halt = reset)]`), BehaviorTree.CPP's `onHalted`: an action that keeps
     /// progress in the state resets it here. See [`HaltHook`].
     const ON_HALT: Option<HaltHook<S>> = None;
+
+    /// The parameters of an action that takes none, so that running it decodes nothing
+    /// (`#[action]` on a function without a parameters argument returns `Some`; decoding
+    /// [`NoParams`] accepts any value, so skipping it changes no result). `None`: decode them.
+    #[inline(always)]
+    fn without_params() -> Option<Self::Params> {
+        None
+    }
 }
 
 /// An action's halt hook: a function of the state called exactly once each time a behaviour
@@ -398,7 +406,10 @@ fn run_sync_json<S, A: SyncAction<S>>(
     state: &mut S,
     params: Value,
 ) -> Result<Outcome, ActionError> {
-    A::run(state, decode_params::<A::Params>(A::NAME, params)?)
+    match A::without_params() {
+        Some(none) => A::run(state, none),
+        None => A::run(state, decode_params::<A::Params>(A::NAME, params)?),
+    }
 }
 
 #[inline]
@@ -406,7 +417,10 @@ fn run_sync_args<S, A: SyncAction<S>>(
     state: &mut S,
     args: crate::bt::Args,
 ) -> Result<Outcome, ActionError> {
-    A::run(state, args.decode::<A::Params>(A::NAME)?)
+    match A::without_params() {
+        Some(params) => A::run(state, params),
+        None => A::run(state, args.decode::<A::Params>(A::NAME)?),
+    }
 }
 
 fn run_async_json<S, A: AsyncAction<S>>(

@@ -319,8 +319,9 @@ impl<S: AgentSpec> Agent<S> {
         directives
     }
 
-    /// The id and both states at once: strategies name the agent in their trace events.
-    pub(crate) fn parts_with_id(&mut self) -> (&str, &mut S, &mut StrategyState<S>) {
+    /// The id and both states at once: strategies name the agent in their trace events. The
+    /// id as `&String`: read only where an event is traced, not on every command.
+    pub(crate) fn parts_with_id(&mut self) -> (&String, &mut S, &mut StrategyState<S>) {
         (&self.id, &mut self.state, &mut self.strategy)
     }
 

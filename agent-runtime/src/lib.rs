@@ -18,6 +18,7 @@ pub mod ai;
 pub mod bt;
 pub mod definition;
 pub mod directive;
+pub mod directives;
 pub mod error;
 pub mod exec;
 #[cfg(feature = "http")]
@@ -48,6 +49,7 @@ pub use action::{
 };
 pub use agent::{Agent, AgentSpec, Command, DynAgent, StrategyState};
 pub use directive::{ChildAgent, CustomDirective, CustomDirectiveKind, Directive};
+pub use directives::Directives;
 pub use error::{ActionError, ActionErrorKind, AgentError, ErrorContext, IntoActionError};
 pub use instruction::{ExecOptions, Instruction};
 pub use route::{Route, RouteError, RoutePattern, RouteSpec, RouteTarget, Router};

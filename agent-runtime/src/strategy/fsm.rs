@@ -38,6 +38,7 @@ use super::{
 use crate::action::{Outcome, SyncAction};
 use crate::agent::{Agent, AgentSpec, Command};
 use crate::directive::Directive;
+use crate::directives::Directives;
 use crate::error::{ActionError, AgentError, ErrorContext};
 pub use crate::error::{Name, Names};
 use crate::inspect::{MachineState, Progress, Shape, Transition};
@@ -304,6 +305,21 @@ pub enum Step<St> {
     GuardFailed(u32),
 }
 
+impl<St> Step<St> {
+    /// A guarded row with no other row after it: `fire` when the guard holds, [`Step::Rejected`]
+    /// when it does not, [`Step::GuardFailed`] when it could not run. Generated code calls it so
+    /// that each such row is one call instead of a `match` of its own.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn guarded(check: Result<bool, ActionError>, fire: Self, row: u32) -> Self {
+        match check {
+            Ok(true) => fire,
+            Ok(false) => Step::Rejected,
+            Err(_) => Step::GuardFailed(row),
+        }
+    }
+}
+
 /// A guard that could not run: its name and why.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GuardError {
@@ -311,6 +327,16 @@ pub struct GuardError {
     pub guard: &'static str,
     /// Why it could not run (its parameters did not deserialize).
     pub error: ActionError,
+}
+
+impl GuardError {
+    /// The error of a guard's check, if it could not run. Generated code calls it with each
+    /// guard's check.
+    #[doc(hidden)]
+    #[inline]
+    pub fn of(check: Result<bool, ActionError>, guard: &'static str) -> Option<Self> {
+        check.err().map(|error| GuardError { guard, error })
+    }
 }
 
 /// A guard: `fn(&S) -> bool`, or `fn(&S, P) -> bool` whose `P` is read from the event's
@@ -380,11 +406,15 @@ impl<S: 'static> FsmAction<S> {
     }
 }
 
+#[inline]
 fn run_json<S, A: SyncAction<S>>(state: &mut S, params: &Value) -> Result<Outcome, ActionError> {
-    A::run(
-        state,
-        crate::action::decode_params_ref::<A::Params>(A::NAME, params)?,
-    )
+    match A::without_params() {
+        Some(none) => A::run(state, none),
+        None => A::run(
+            state,
+            crate::action::decode_params_ref::<A::Params>(A::NAME, params)?,
+        ),
+    }
 }
 
 /// The FSM's own state, kept (and checkpointed) inside the agent.
@@ -457,7 +487,7 @@ pub struct WithParams<E> {
 }
 
 impl<S: FsmSpec> Command<S> for WithParams<S::Event> {
-    type Output = Result<Vec<Directive>, FsmError<S>>;
+    type Output = Result<Directives, FsmError<S>>;
     fn run(self, agent: &mut Agent<S>) -> Self::Output {
         Fsm::fire(agent, self.event, self.params)
     }
@@ -519,7 +549,7 @@ impl Fsm {
         let directives = Fsm::fire(agent, event, value).map_err(|e| e.to_agent_error())?;
         // Interrupts the resumed row raised were appended: `at` still names the answered one.
         agent.strategy_state_mut().interrupts.pending.remove(at);
-        Ok(directives)
+        Ok(directives.into_vec())
     }
 
     /// Fires `event` with `params` (the typed API: what `agent.cmd(OrderEvent::Pay)` runs).
@@ -530,8 +560,8 @@ impl Fsm {
         agent: &mut Agent<S>,
         event: S::Event,
         params: Value,
-    ) -> Result<Vec<Directive>, FsmError<S>> {
-        if agent.strategy_state().entered {
+    ) -> Result<Directives, FsmError<S>> {
+        if agent.strategy_state().entered || !enters_with_effects::<S>() {
             fire(agent, event, params)
         } else {
             fire_first(agent, event, params)
@@ -547,19 +577,29 @@ fn fire_first<S: FsmSpec>(
     agent: &mut Agent<S>,
     event: S::Event,
     params: Value,
-) -> Result<Vec<Directive>, FsmError<S>> {
+) -> Result<Directives, FsmError<S>> {
     let before = agent.clone();
     let mut out = enter_initial(agent);
     match fire(agent, event, params) {
         Ok(directives) => {
             out.extend(directives);
-            Ok(out)
+            Ok(out.into())
         }
         Err(error) => {
             *agent = before;
             Err(error)
         }
     }
+}
+
+/// Whether entering the initial state does anything: an `enter` action, a timer, or a
+/// statechart's configuration. When it does not (most flat machines), a command need not test
+/// whether the initial state was entered: the first transition marks it entered, and a refused
+/// first event leaves the agent as it was either way. A constant once inlined.
+#[inline(always)]
+fn enters_with_effects<S: FsmSpec>() -> bool {
+    let initial = S::State::default();
+    S::NESTED || S::PARALLEL || S::enter(initial).is_some() || S::after(initial).is_some()
 }
 
 impl<S: FsmSpec> Agent<S> {
@@ -830,12 +870,12 @@ fn fire<S: FsmSpec>(
     agent: &mut Agent<S>,
     event: S::Event,
     params: Value,
-) -> Result<Vec<Directive>, FsmError<S>> {
+) -> Result<Directives, FsmError<S>> {
     let (id, state, fsm) = agent.parts_with_id();
     if S::PARALLEL {
         // Rows in regions raise their interrupts inside `regions::fire`, all or nothing.
         let from = fsm.state;
-        let result = regions::fire(id, state, fsm, event, &params);
+        let result = regions::fire(id, state, fsm, event, &params).map(Directives::from);
         discard(params);
         if trace::on!(DEBUG) {
             let to = result.is_ok().then_some(fsm.state);
@@ -862,7 +902,7 @@ fn fire_asking<S: FsmSpec>(
     params: Value,
     step: Step<S::State>,
     interrupt: u32,
-) -> Result<Vec<Directive>, FsmError<S>> {
+) -> Result<Directives, FsmError<S>> {
     let before = agent.clone();
     let mut out = fire_step(agent, event, params, step)?;
     let (id, state, fsm) = agent.parts_with_id();
@@ -929,7 +969,7 @@ fn fire_step<S: FsmSpec>(
     event: S::Event,
     params: Value,
     step: Step<S::State>,
-) -> Result<Vec<Directive>, FsmError<S>> {
+) -> Result<Directives, FsmError<S>> {
     let (id, state, fsm) = agent.parts_with_id();
     let from = fsm.state;
     // A row with nothing to run: the move, and an empty result returned from here (merged
@@ -940,9 +980,9 @@ fn fire_step<S: FsmSpec>(
     {
         discard(params);
         if trace::on!(DEBUG) {
-            traced_fire::<S>(id, from, event, Some(to), &Ok(Vec::new()));
+            traced_fire::<S>(id, from, event, Some(to), &Ok(Directives::new()));
         }
-        return Ok(Vec::new());
+        return Ok(Directives::new());
     }
     // No row (most events of a device's stream): the refusal returned from here too.
     if let Step::Invalid = step {
@@ -973,7 +1013,8 @@ fn fire_step<S: FsmSpec>(
                 Err(FsmError::InvalidTransition { state: from, event })
             }
         }
-    };
+    }
+    .map(Directives::from);
     discard(params);
     if trace::on!(DEBUG) {
         // The leaf actually entered (a history may resume another than the row's target).
@@ -1013,7 +1054,7 @@ fn traced_fire<S: FsmSpec>(
     from: S::State,
     event: S::Event,
     to: Option<S::State>,
-    result: &Result<Vec<Directive>, FsmError<S>>,
+    result: &Result<Directives, FsmError<S>>,
 ) {
     let result = match result {
         Ok(_) => Ok(Vec::new()),
@@ -1205,6 +1246,8 @@ fn stay<S: FsmSpec>(
         run_actions(id, state, None, action, params, None, &mut out).map_err(failed)?;
     }
     fsm.started = true;
+    // A first event may be an internal row (see `enters_with_effects`).
+    fsm.entered = true;
     Ok(out)
 }
 
@@ -1220,7 +1263,7 @@ fn cancel_in_flight(in_flight: &mut Vec<String>, out: &mut Vec<Directive>) {
 /// Runs actions in order on `state` (the row's `do` by its index, through the generated static
 /// call), applying each one's state operations before the next runs; if one fails, `state` is
 /// restored and `out` emptied.
-#[inline]
+#[inline(always)]
 fn run_actions<S: FsmSpec>(
     id: &str,
     state: &mut S,

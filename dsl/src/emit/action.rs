@@ -69,6 +69,15 @@ pub fn action(def: &ActionDef, shape: &ActionShape) -> TokenStream {
         let new = quote_spanned!(hook.span.to_proc_macro()=> #krate::HaltHook::<#state>::new(#hook_name, #path));
         quote!(const ON_HALT: ::core::option::Option<#krate::HaltHook<#state>> = ::core::option::Option::Some(#new);)
     });
+    // Nothing to decode for an action without parameters: running it skips the decoder.
+    let without_params = shape.params.is_none().then(|| {
+        quote! {
+            #[inline(always)]
+            fn without_params() -> ::core::option::Option<#krate::NoParams> {
+                ::core::option::Option::Some(#krate::NoParams {})
+            }
+        }
+    });
     let marker_doc =
         format!("The action marker of [`{name}`](fn@{name}): list it in an agent's `actions`.");
 
@@ -121,6 +130,7 @@ pub fn action(def: &ActionDef, shape: &ActionShape) -> TokenStream {
             const WRITES_STATE: bool = #writes_state;
             #exec
             #on_halt
+            #without_params
             const ENTRY: #krate::ActionEntry<#state> = #entry;
         }
 
