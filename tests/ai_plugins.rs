@@ -143,27 +143,40 @@ async fn chat_message_runs_tool_calls_and_answers() {
 
 #[tokio::test]
 async fn chat_message_stops_after_max_turns() {
-    let script = ScriptedModel::new()
-        .call("lookup_order", json!({"id": 1}))
-        .call("lookup_order", json!({"id": 2}));
-    let mut desk = Desk::new();
-    let out = ask(
-        &runner(&script),
-        &mut desk,
-        Signal::new(
-            "chat.message",
-            json!({"prompt": "Loop?", "request_id": "r2"}),
-        ),
-    )
-    .await;
-    let error = ChatError::from_signal(emitted(&out, REQUEST_ERROR).unwrap()).unwrap();
-    assert_eq!(
-        error,
-        ChatError::MaxTurns {
-            request_id: "r2".into(),
-            turns: 2
-        }
-    );
+    // Turns with a sync tool and turns with an async one count alike.
+    for (tool, arguments) in [
+        ("lookup_order", json!({"id": 1})),
+        ("track_parcel", json!({"code": "A"})),
+    ] {
+        let script = ScriptedModel::new()
+            .call(tool, arguments.clone())
+            .call(tool, arguments);
+        let mut desk = Desk::new();
+        let out = ask(
+            &runner(&script),
+            &mut desk,
+            Signal::new(
+                "chat.message",
+                json!({"prompt": "Loop?", "request_id": "r2"}),
+            ),
+        )
+        .await;
+        let error = ChatError::from_signal(emitted(&out, REQUEST_ERROR).unwrap()).unwrap();
+        assert_eq!(
+            error,
+            ChatError::MaxTurns {
+                request_id: "r2".into(),
+                turns: 2
+            },
+            "{tool}"
+        );
+        let state = desk.state();
+        assert_eq!(
+            state.lookups + state.tracked,
+            1,
+            "the first turn's call ran"
+        );
+    }
 }
 
 #[tokio::test]
@@ -1102,32 +1115,6 @@ async fn chat_message_runs_async_actions_as_tools() {
     let chat = desk.plugin_state::<Chat>().unwrap();
     assert!(chat.pending.is_empty() && chat.tools.is_empty());
     script.assert_finished();
-}
-
-#[tokio::test]
-async fn async_tool_turns_count_towards_max_turns() {
-    let script = ScriptedModel::new()
-        .call("track_parcel", json!({"code": "A"}))
-        .call("track_parcel", json!({"code": "B"}));
-    let mut desk = Desk::new();
-    let out = ask(
-        &runner(&script),
-        &mut desk,
-        Signal::new(
-            "chat.message",
-            json!({"prompt": "Track them all", "request_id": "a2"}),
-        ),
-    )
-    .await;
-    let error = ChatError::from_signal(emitted(&out, REQUEST_ERROR).unwrap()).unwrap();
-    assert_eq!(
-        error,
-        ChatError::MaxTurns {
-            request_id: "a2".into(),
-            turns: 2
-        }
-    );
-    assert_eq!(desk.state().tracked, 1, "the first turn's call ran");
 }
 
 #[tokio::test]
