@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::Value;
 use stratagem::ai::plugins::{
     CHAT_EMBEDDED, CHAT_OBJECT, CHAT_RESPONSE, CHAT_TOOL_RESULT, CHAT_TOOLS, Chat, ChatError,
-    ChatState, Decomposition, PLANNED, Plan, Planning, Prioritization, Reasoning, Retrieval,
+    ChatState, Decomposition, PLANNED, Plan, Planning, Prioritization, Quota, Reasoning, Retrieval,
 };
 use stratagem::ai::{
     AiRunner, EMBEDDING_DIMENSIONS, EmbeddingRequest, Embeddings, LanguageModel, LlmError,
@@ -1462,4 +1462,60 @@ async fn enrichment_by_embeddings_in_the_server() {
         "{prompt}"
     );
     assert!(!prompt.contains("Parking"), "{prompt}");
+}
+
+/// Remembers by meaning, and answers one request.
+#[agent(plugins = [
+    Chat { default_model = "fast" },
+    Retrieval { embedding_model = "meanings", top_k = 1 },
+    Quota { max_requests = 1 }
+])]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Gatekeeper {}
+
+#[tokio::test]
+async fn a_held_request_reaches_the_hooks_after_retrieval_once() {
+    let script = ScriptedModel::new().answer("At the cafeteria.");
+    let runner = AiRunner::new(librarian_models(&script));
+    let mut keeper = Gatekeeper::new();
+    let out = keeper.handle_signal(&memories());
+    runner.settle(&mut keeper, out).await;
+    let counted = |keeper: &Agent<Gatekeeper>| {
+        keeper
+            .plugin_state::<Quota>()
+            .unwrap()
+            .scopes
+            .get("default")
+            .map_or(0, |s| s.requests.len())
+    };
+    let ask = |id: &str| {
+        Signal::new(
+            "chat.message",
+            json!({"prompt": "Where can I get food?", "request_id": id}),
+        )
+    };
+    let out = keeper.handle_signal(&ask("q1"));
+    assert_eq!(
+        counted(&keeper),
+        0,
+        "Quota, after Retrieval, has not seen it yet"
+    );
+    let out = runner.settle(&mut keeper, out).await;
+    assert!(emitted(&out, CHAT_RESPONSE).is_some(), "{out:?}");
+    assert_eq!(
+        counted(&keeper),
+        1,
+        "counted once, when it came back enriched"
+    );
+    // Over budget: the request comes back enriched and Quota refuses it.
+    let out = keeper.handle_signal(&ask("q2"));
+    let out = runner.settle(&mut keeper, out).await;
+    let refused = emitted(&out, REQUEST_ERROR).unwrap_or_else(|| panic!("{out:?}"));
+    assert_eq!(refused.data["reason"], "quota_exceeded");
+    assert_eq!(refused.data["request_id"], "q2");
+    assert_eq!(
+        script.requests().len(),
+        1,
+        "the refused request reached no model"
+    );
 }
