@@ -143,27 +143,40 @@ async fn chat_message_runs_tool_calls_and_answers() {
 
 #[tokio::test]
 async fn chat_message_stops_after_max_turns() {
-    let script = ScriptedModel::new()
-        .call("lookup_order", json!({"id": 1}))
-        .call("lookup_order", json!({"id": 2}));
-    let mut desk = Desk::new();
-    let out = ask(
-        &runner(&script),
-        &mut desk,
-        Signal::new(
-            "chat.message",
-            json!({"prompt": "Loop?", "request_id": "r2"}),
-        ),
-    )
-    .await;
-    let error = ChatError::from_signal(emitted(&out, REQUEST_ERROR).unwrap()).unwrap();
-    assert_eq!(
-        error,
-        ChatError::MaxTurns {
-            request_id: "r2".into(),
-            turns: 2
-        }
-    );
+    // Turns with a sync tool and turns with an async one count alike.
+    for (tool, arguments) in [
+        ("lookup_order", json!({"id": 1})),
+        ("track_parcel", json!({"code": "A"})),
+    ] {
+        let script = ScriptedModel::new()
+            .call(tool, arguments.clone())
+            .call(tool, arguments);
+        let mut desk = Desk::new();
+        let out = ask(
+            &runner(&script),
+            &mut desk,
+            Signal::new(
+                "chat.message",
+                json!({"prompt": "Loop?", "request_id": "r2"}),
+            ),
+        )
+        .await;
+        let error = ChatError::from_signal(emitted(&out, REQUEST_ERROR).unwrap()).unwrap();
+        assert_eq!(
+            error,
+            ChatError::MaxTurns {
+                request_id: "r2".into(),
+                turns: 2
+            },
+            "{tool}"
+        );
+        let state = desk.state();
+        assert_eq!(
+            state.lookups + state.tracked,
+            1,
+            "the first turn's call ran"
+        );
+    }
 }
 
 #[tokio::test]
@@ -421,9 +434,7 @@ async fn in_the_server_chat_answers_reach_subscribers() {
     let script = ScriptedModel::new()
         .call("lookup_order", json!({"id": 5}))
         .answer("Order 5 shipped.");
-    let options = Options::default().models(models(Arc::new(script.clone())));
-    let server = AgentServer::start(Desk::new(), options).await.unwrap();
-    let mut events = server.subscribe();
+    let (server, mut events) = serve_desk(&script).await;
     server
         .call(Signal::new(
             "chat.message",
@@ -774,9 +785,7 @@ async fn in_the_server_planning_reasoning_and_embedding_recall_answer() {
     let script = ScriptedModel::new()
         .when("Make a plan", plan.to_string())
         .when("2+2", "Step 1: add\nConclusion: 4");
-    let options = Options::default().models(models(Arc::new(script.clone())));
-    let server = AgentServer::start(Desk::new(), options).await.unwrap();
-    let mut events = server.subscribe();
+    let (server, mut events) = serve_desk(&script).await;
     server
         .call(Signal::new(
             "retrieval.upsert",
@@ -837,6 +846,16 @@ async fn in_the_server_planning_reasoning_and_embedding_recall_answer() {
     }
 }
 
+/// A `Desk` in the server on the scripted model, and a subscription to what it emits.
+async fn serve_desk(
+    script: &ScriptedModel,
+) -> (AgentServer<Desk>, tokio::sync::broadcast::Receiver<Signal>) {
+    let options = Options::default().models(models(Arc::new(script.clone())));
+    let server = AgentServer::start(Desk::new(), options).await.unwrap();
+    let events = server.subscribe();
+    (server, events)
+}
+
 /// The next signal of type `signal_type` a subscriber sees (within five seconds).
 async fn next_of(
     events: &mut tokio::sync::broadcast::Receiver<Signal>,
@@ -861,9 +880,7 @@ async fn in_the_server_simple_complete_and_generate_object_answer() {
         .answer("c, d.")
         .answer("{\"name\": \"Rex\"}")
         .answer("{\"name\": \"Rex\", \"legs\": 4}");
-    let options = Options::default().models(models(Arc::new(script.clone())));
-    let server = AgentServer::start(Desk::new(), options).await.unwrap();
-    let mut events = server.subscribe();
+    let (server, mut events) = serve_desk(&script).await;
 
     server
         .call(Signal::new(
@@ -1101,32 +1118,6 @@ async fn chat_message_runs_async_actions_as_tools() {
 }
 
 #[tokio::test]
-async fn async_tool_turns_count_towards_max_turns() {
-    let script = ScriptedModel::new()
-        .call("track_parcel", json!({"code": "A"}))
-        .call("track_parcel", json!({"code": "B"}));
-    let mut desk = Desk::new();
-    let out = ask(
-        &runner(&script),
-        &mut desk,
-        Signal::new(
-            "chat.message",
-            json!({"prompt": "Track them all", "request_id": "a2"}),
-        ),
-    )
-    .await;
-    let error = ChatError::from_signal(emitted(&out, REQUEST_ERROR).unwrap()).unwrap();
-    assert_eq!(
-        error,
-        ChatError::MaxTurns {
-            request_id: "a2".into(),
-            turns: 2
-        }
-    );
-    assert_eq!(desk.state().tracked, 1, "the first turn's call ran");
-}
-
-#[tokio::test]
 async fn execute_tool_runs_an_async_action_through_the_host() {
     let script = ScriptedModel::new();
     let mut desk = Desk::new();
@@ -1169,9 +1160,7 @@ async fn in_the_server_chat_runs_async_actions_as_tools() {
     let script = ScriptedModel::new()
         .call("track_parcel", json!({"code": "S1"}))
         .answer("S1 is at the depot.");
-    let options = Options::default().models(models(Arc::new(script.clone())));
-    let server = AgentServer::start(Desk::new(), options).await.unwrap();
-    let mut events = server.subscribe();
+    let (server, mut events) = serve_desk(&script).await;
     server
         .call(Signal::new(
             "chat.message",
@@ -1282,9 +1271,7 @@ async fn in_the_server_a_reasoning_run_awaits_its_async_tool() {
     let script = ScriptedModel::new()
         .call("track_parcel", json!({"code": "Q5"}))
         .answer("Q5 is at the depot.");
-    let options = Options::default().models(models(Arc::new(script.clone())));
-    let server = AgentServer::start(Desk::new(), options).await.unwrap();
-    let mut events = server.subscribe();
+    let (server, mut events) = serve_desk(&script).await;
     server
         .call(Signal::new(
             "reasoning.react.run",
