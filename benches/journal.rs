@@ -4,7 +4,7 @@
 //!   agent counting, batches of 1,000 closed by one round trip, one thread), with the journal
 //!   off, journaling to a `MemoryStore`, and journaling to a `RedbStore` file (fsync per
 //!   write transaction; the writer coalesces what queued up). On one thread the writer task
-//!   and the blocking pool's hand-offs are counted in the agent's time.
+//!   (encoding, storing) and the blocking pool's hand-offs are counted in the agent's time.
 //! - `journal/replay`: steps per second replaying a 10,000-step journal offline (every state
 //!   hash checked), against `handle_signal` called on the agent directly for the same signals
 //!   (the strategy's work alone, no hashing), for scale.
@@ -101,7 +101,7 @@ fn replay(c: &mut Criterion, rt: &Runtime, signal: &Signal) {
         .map(|s| serde_json::to_vec(s).unwrap().len() as u64)
         .sum();
     println!(
-        "journal: {steps} steps kept in {} bytes ({} B per step overall, {} B per step record; snapshots and compaction included in the first)",
+        "journal: {steps} steps kept in {} bytes ({} B per step overall, as stored; {} B per step record as JSON; snapshots and compaction included in the first)",
         journal.bytes(),
         journal.bytes() / steps,
         step_bytes / steps

@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::Value;
 use stratagem::ai::plugins::{
     CHAT_EMBEDDED, CHAT_OBJECT, CHAT_RESPONSE, CHAT_TOOL_RESULT, CHAT_TOOLS, Chat, ChatError,
-    ChatState, Decomposition, PLANNED, Plan, Planning, Prioritization, Reasoning, Retrieval,
+    ChatState, Decomposition, PLANNED, Plan, Planning, Prioritization, Quota, Reasoning, Retrieval,
 };
 use stratagem::ai::{
     AiRunner, EMBEDDING_DIMENSIONS, EmbeddingRequest, Embeddings, LanguageModel, LlmError,
@@ -143,27 +143,40 @@ async fn chat_message_runs_tool_calls_and_answers() {
 
 #[tokio::test]
 async fn chat_message_stops_after_max_turns() {
-    let script = ScriptedModel::new()
-        .call("lookup_order", json!({"id": 1}))
-        .call("lookup_order", json!({"id": 2}));
-    let mut desk = Desk::new();
-    let out = ask(
-        &runner(&script),
-        &mut desk,
-        Signal::new(
-            "chat.message",
-            json!({"prompt": "Loop?", "request_id": "r2"}),
-        ),
-    )
-    .await;
-    let error = ChatError::from_signal(emitted(&out, REQUEST_ERROR).unwrap()).unwrap();
-    assert_eq!(
-        error,
-        ChatError::MaxTurns {
-            request_id: "r2".into(),
-            turns: 2
-        }
-    );
+    // Turns with a sync tool and turns with an async one count alike.
+    for (tool, arguments) in [
+        ("lookup_order", json!({"id": 1})),
+        ("track_parcel", json!({"code": "A"})),
+    ] {
+        let script = ScriptedModel::new()
+            .call(tool, arguments.clone())
+            .call(tool, arguments);
+        let mut desk = Desk::new();
+        let out = ask(
+            &runner(&script),
+            &mut desk,
+            Signal::new(
+                "chat.message",
+                json!({"prompt": "Loop?", "request_id": "r2"}),
+            ),
+        )
+        .await;
+        let error = ChatError::from_signal(emitted(&out, REQUEST_ERROR).unwrap()).unwrap();
+        assert_eq!(
+            error,
+            ChatError::MaxTurns {
+                request_id: "r2".into(),
+                turns: 2
+            },
+            "{tool}"
+        );
+        let state = desk.state();
+        assert_eq!(
+            state.lookups + state.tracked,
+            1,
+            "the first turn's call ran"
+        );
+    }
 }
 
 #[tokio::test]
@@ -421,9 +434,7 @@ async fn in_the_server_chat_answers_reach_subscribers() {
     let script = ScriptedModel::new()
         .call("lookup_order", json!({"id": 5}))
         .answer("Order 5 shipped.");
-    let options = Options::default().models(models(Arc::new(script.clone())));
-    let server = AgentServer::start(Desk::new(), options).await.unwrap();
-    let mut events = server.subscribe();
+    let (server, mut events) = serve_desk(&script).await;
     server
         .call(Signal::new(
             "chat.message",
@@ -774,9 +785,7 @@ async fn in_the_server_planning_reasoning_and_embedding_recall_answer() {
     let script = ScriptedModel::new()
         .when("Make a plan", plan.to_string())
         .when("2+2", "Step 1: add\nConclusion: 4");
-    let options = Options::default().models(models(Arc::new(script.clone())));
-    let server = AgentServer::start(Desk::new(), options).await.unwrap();
-    let mut events = server.subscribe();
+    let (server, mut events) = serve_desk(&script).await;
     server
         .call(Signal::new(
             "retrieval.upsert",
@@ -837,6 +846,16 @@ async fn in_the_server_planning_reasoning_and_embedding_recall_answer() {
     }
 }
 
+/// A `Desk` in the server on the scripted model, and a subscription to what it emits.
+async fn serve_desk(
+    script: &ScriptedModel,
+) -> (AgentServer<Desk>, tokio::sync::broadcast::Receiver<Signal>) {
+    let options = Options::default().models(models(Arc::new(script.clone())));
+    let server = AgentServer::start(Desk::new(), options).await.unwrap();
+    let events = server.subscribe();
+    (server, events)
+}
+
 /// The next signal of type `signal_type` a subscriber sees (within five seconds).
 async fn next_of(
     events: &mut tokio::sync::broadcast::Receiver<Signal>,
@@ -861,9 +880,7 @@ async fn in_the_server_simple_complete_and_generate_object_answer() {
         .answer("c, d.")
         .answer("{\"name\": \"Rex\"}")
         .answer("{\"name\": \"Rex\", \"legs\": 4}");
-    let options = Options::default().models(models(Arc::new(script.clone())));
-    let server = AgentServer::start(Desk::new(), options).await.unwrap();
-    let mut events = server.subscribe();
+    let (server, mut events) = serve_desk(&script).await;
 
     server
         .call(Signal::new(
@@ -1101,32 +1118,6 @@ async fn chat_message_runs_async_actions_as_tools() {
 }
 
 #[tokio::test]
-async fn async_tool_turns_count_towards_max_turns() {
-    let script = ScriptedModel::new()
-        .call("track_parcel", json!({"code": "A"}))
-        .call("track_parcel", json!({"code": "B"}));
-    let mut desk = Desk::new();
-    let out = ask(
-        &runner(&script),
-        &mut desk,
-        Signal::new(
-            "chat.message",
-            json!({"prompt": "Track them all", "request_id": "a2"}),
-        ),
-    )
-    .await;
-    let error = ChatError::from_signal(emitted(&out, REQUEST_ERROR).unwrap()).unwrap();
-    assert_eq!(
-        error,
-        ChatError::MaxTurns {
-            request_id: "a2".into(),
-            turns: 2
-        }
-    );
-    assert_eq!(desk.state().tracked, 1, "the first turn's call ran");
-}
-
-#[tokio::test]
 async fn execute_tool_runs_an_async_action_through_the_host() {
     let script = ScriptedModel::new();
     let mut desk = Desk::new();
@@ -1169,9 +1160,7 @@ async fn in_the_server_chat_runs_async_actions_as_tools() {
     let script = ScriptedModel::new()
         .call("track_parcel", json!({"code": "S1"}))
         .answer("S1 is at the depot.");
-    let options = Options::default().models(models(Arc::new(script.clone())));
-    let server = AgentServer::start(Desk::new(), options).await.unwrap();
-    let mut events = server.subscribe();
+    let (server, mut events) = serve_desk(&script).await;
     server
         .call(Signal::new(
             "chat.message",
@@ -1282,9 +1271,7 @@ async fn in_the_server_a_reasoning_run_awaits_its_async_tool() {
     let script = ScriptedModel::new()
         .call("track_parcel", json!({"code": "Q5"}))
         .answer("Q5 is at the depot.");
-    let options = Options::default().models(models(Arc::new(script.clone())));
-    let server = AgentServer::start(Desk::new(), options).await.unwrap();
-    let mut events = server.subscribe();
+    let (server, mut events) = serve_desk(&script).await;
     server
         .call(Signal::new(
             "reasoning.react.run",
@@ -1475,4 +1462,60 @@ async fn enrichment_by_embeddings_in_the_server() {
         "{prompt}"
     );
     assert!(!prompt.contains("Parking"), "{prompt}");
+}
+
+/// Remembers by meaning, and answers one request.
+#[agent(plugins = [
+    Chat { default_model = "fast" },
+    Retrieval { embedding_model = "meanings", top_k = 1 },
+    Quota { max_requests = 1 }
+])]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Gatekeeper {}
+
+#[tokio::test]
+async fn a_held_request_reaches_the_hooks_after_retrieval_once() {
+    let script = ScriptedModel::new().answer("At the cafeteria.");
+    let runner = AiRunner::new(librarian_models(&script));
+    let mut keeper = Gatekeeper::new();
+    let out = keeper.handle_signal(&memories());
+    runner.settle(&mut keeper, out).await;
+    let counted = |keeper: &Agent<Gatekeeper>| {
+        keeper
+            .plugin_state::<Quota>()
+            .unwrap()
+            .scopes
+            .get("default")
+            .map_or(0, |s| s.requests.len())
+    };
+    let ask = |id: &str| {
+        Signal::new(
+            "chat.message",
+            json!({"prompt": "Where can I get food?", "request_id": id}),
+        )
+    };
+    let out = keeper.handle_signal(&ask("q1"));
+    assert_eq!(
+        counted(&keeper),
+        0,
+        "Quota, after Retrieval, has not seen it yet"
+    );
+    let out = runner.settle(&mut keeper, out).await;
+    assert!(emitted(&out, CHAT_RESPONSE).is_some(), "{out:?}");
+    assert_eq!(
+        counted(&keeper),
+        1,
+        "counted once, when it came back enriched"
+    );
+    // Over budget: the request comes back enriched and Quota refuses it.
+    let out = keeper.handle_signal(&ask("q2"));
+    let out = runner.settle(&mut keeper, out).await;
+    let refused = emitted(&out, REQUEST_ERROR).unwrap_or_else(|| panic!("{out:?}"));
+    assert_eq!(refused.data["reason"], "quota_exceeded");
+    assert_eq!(refused.data["request_id"], "q2");
+    assert_eq!(
+        script.requests().len(),
+        1,
+        "the refused request reached no model"
+    );
 }

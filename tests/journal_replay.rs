@@ -409,14 +409,19 @@ async fn a_changed_input_diverges_at_its_step_and_names_the_differing_fields() {
     }
     guard.stop().await;
     // Rewrite what entered the agent at step 3 (its second note), as a changed definition
-    // would make the strategy do something else with it.
-    let records = store.read_journal("g", 0).await.unwrap();
-    let (position, bytes) = records.iter().find(|(p, _)| *p == 6).unwrap();
-    let tampered = String::from_utf8(bytes.clone())
+    // would make the strategy do something else with it. Written as JSON, the format of older
+    // journals, which a journal still reads.
+    let step = Journal::load(&store, "g")
+        .await
+        .unwrap()
+        .step(3)
+        .unwrap()
+        .clone();
+    let tampered = serde_json::to_string(&json!({ "step": step }))
         .unwrap()
         .replace("second", "other");
     store
-        .append_journal("g", &[(*position, tampered.into_bytes())])
+        .append_journal("g", &[(6, tampered.into_bytes())])
         .await
         .unwrap();
 

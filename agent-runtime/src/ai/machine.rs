@@ -18,7 +18,7 @@ use crate::action::{ActionFn, Outcome};
 use crate::directive::Directive;
 use crate::error::{ActionError, AgentError, ErrorContext};
 use crate::instruction::Instruction;
-use crate::plugin::run_sync_tool;
+use crate::plugin::{checked_arguments, run_sync_tool, unknown_tool};
 use crate::signal::Signal;
 use crate::snapshot::{Snapshot, Status};
 use crate::state_op::apply_ops;
@@ -953,36 +953,11 @@ fn prepare<S: AiAgent>(
 
 /// [`prepare`] for a host's tools: `name` must be one of them, `arguments` must fit its schema.
 fn prepare_hosted(hosted: &[ToolSpec], name: &str, arguments: Value) -> Result<Value, String> {
-    let Some(spec) = hosted.iter().find(|t| t.name == name) else {
-        let known: Vec<String> = hosted.iter().map(|t| format!("`{}`", t.name)).collect();
-        return Err(format!(
-            "unknown tool `{}`; the tools are: {}",
-            crate::quote::clip(name),
-            if known.is_empty() {
-                "none".to_string()
-            } else {
-                known.join(", ")
-            }
-        ));
-    };
-    let arguments = match arguments {
-        Value::Null => Value::Object(Default::default()),
-        Value::Object(map) => Value::Object(map),
-        other => {
-            return Err(format!(
-                "the arguments of `{name}` are not a JSON object: {}",
-                crate::quote::clip(other.to_string())
-            ));
-        }
-    };
-    let problems = schema::validate(&spec.parameters, &arguments);
-    if !problems.is_empty() {
-        return Err(format!(
-            "invalid arguments for `{name}`: {}",
-            problems.join("; ")
-        ));
-    }
-    Ok(arguments)
+    let spec = hosted
+        .iter()
+        .find(|t| t.name == name)
+        .ok_or_else(|| unknown_tool(name, hosted.iter().map(|t| t.name.as_str())))?;
+    checked_arguments(name, &spec.parameters, arguments)
 }
 
 fn tool_result(

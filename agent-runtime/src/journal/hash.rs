@@ -1,10 +1,10 @@
 //! The state hash: a stable 64-bit digest of a value's serde serialization.
 //!
 //! Stable means the same value gives the same hash in every process and every build of the same
-//! definition: it is FNV-1a over the serialized data (no random seed), and maps are hashed
-//! independently of their iteration order (each entry hashed on its own, the entry hashes
-//! combined by addition), so a `HashMap` in a state hashes the same after a checkpoint round trip
-//! reordered it. Written as a serde `Serializer` so hashing allocates nothing.
+//! definition: it is a fixed word-wise hash over the serialized data (no random seed), and
+//! maps are hashed independently of their iteration order (each entry hashed on its own, the
+//! entry hashes combined by addition), so a `HashMap` in a state hashes the same after a
+//! checkpoint round trip reordered it. Written as a serde `Serializer` so hashing allocates nothing.
 
 use std::fmt;
 
@@ -26,7 +26,7 @@ impl StateHash {
     /// assert_ne!(StateHash::of(&1u32), StateHash::of(&2u32));
     /// ```
     pub fn of<T: Serialize + ?Sized>(value: &T) -> StateHash {
-        let mut hasher = Fnv::new();
+        let mut hasher = WordHasher::new();
         // Our serializer never fails; a failing `Serialize` impl still hashes what it wrote.
         let _ = value.serialize(&mut hasher);
         StateHash(hasher.0)
@@ -61,20 +61,41 @@ fn ser_error<E: serde::de::Error>(text: &str) -> E {
 }
 
 const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-const PRIME: u64 = 0x0000_0100_0000_01b3;
+/// 2^64 / the golden ratio, odd: multiplying by it is a bijection that spreads every bit up.
+const MIX: u64 = 0x9e37_79b9_7f4a_7c15;
 
-/// FNV-1a, 64 bits.
-struct Fnv(u64);
+/// The hasher: FNV-1a's structure (xor, then multiply) on 8-byte words instead of bytes, each
+/// step followed by a xorshift that carries high bits down. Every step is a bijection of the
+/// running value, so two inputs that differ in one word always hash differently; words make
+/// it about eight times faster than byte-wise FNV-1a, which the journal pays on every step.
+struct WordHasher(u64);
 
-impl Fnv {
+impl WordHasher {
     fn new() -> Self {
-        Fnv(OFFSET)
+        WordHasher(OFFSET)
+    }
+
+    #[inline]
+    fn word(&mut self, word: u64) {
+        self.0 = (self.0 ^ word).wrapping_mul(MIX);
+        self.0 ^= self.0 >> 29;
     }
 
     fn bytes(&mut self, bytes: &[u8]) {
-        for byte in bytes {
-            self.0 ^= u64::from(*byte);
-            self.0 = self.0.wrapping_mul(PRIME);
+        let mut words = bytes.chunks_exact(8);
+        for chunk in &mut words {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            self.word(u64::from_le_bytes(word));
+        }
+        let rest = words.remainder();
+        if !rest.is_empty() {
+            // The last 1 to 7 bytes, zero-padded, with their count in the top byte so that
+            // `[1]` and `[1, 0]` differ.
+            let mut word = [0u8; 8];
+            word[..rest.len()].copy_from_slice(rest);
+            word[7] = rest.len() as u8;
+            self.word(u64::from_le_bytes(word));
         }
     }
 
@@ -118,7 +139,7 @@ macro_rules! int {
     )*};
 }
 
-impl<'a> ser::Serializer for &'a mut Fnv {
+impl<'a> ser::Serializer for &'a mut WordHasher {
     type Ok = ();
     type Error = Never;
     type SerializeSeq = Self;
@@ -247,7 +268,7 @@ impl<'a> ser::Serializer for &'a mut Fnv {
         Ok(MapHasher {
             out: self,
             sum: 0,
-            entry: Fnv::new(),
+            entry: WordHasher::new(),
         })
     }
     fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self, Never> {
@@ -267,7 +288,7 @@ impl<'a> ser::Serializer for &'a mut Fnv {
     }
 }
 
-impl ser::SerializeSeq for &mut Fnv {
+impl ser::SerializeSeq for &mut WordHasher {
     type Ok = ();
     type Error = Never;
     fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Never> {
@@ -279,7 +300,7 @@ impl ser::SerializeSeq for &mut Fnv {
     }
 }
 
-impl ser::SerializeTuple for &mut Fnv {
+impl ser::SerializeTuple for &mut WordHasher {
     type Ok = ();
     type Error = Never;
     fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Never> {
@@ -290,7 +311,7 @@ impl ser::SerializeTuple for &mut Fnv {
     }
 }
 
-impl ser::SerializeTupleStruct for &mut Fnv {
+impl ser::SerializeTupleStruct for &mut WordHasher {
     type Ok = ();
     type Error = Never;
     fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Never> {
@@ -301,7 +322,7 @@ impl ser::SerializeTupleStruct for &mut Fnv {
     }
 }
 
-impl ser::SerializeTupleVariant for &mut Fnv {
+impl ser::SerializeTupleVariant for &mut WordHasher {
     type Ok = ();
     type Error = Never;
     fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Never> {
@@ -312,7 +333,7 @@ impl ser::SerializeTupleVariant for &mut Fnv {
     }
 }
 
-impl ser::SerializeStruct for &mut Fnv {
+impl ser::SerializeStruct for &mut WordHasher {
     type Ok = ();
     type Error = Never;
     fn serialize_field<T: Serialize + ?Sized>(
@@ -332,7 +353,7 @@ impl ser::SerializeStruct for &mut Fnv {
     }
 }
 
-impl ser::SerializeStructVariant for &mut Fnv {
+impl ser::SerializeStructVariant for &mut WordHasher {
     type Ok = ();
     type Error = Never;
     fn serialize_field<T: Serialize + ?Sized>(
@@ -349,16 +370,16 @@ impl ser::SerializeStructVariant for &mut Fnv {
 
 /// Hashes each entry on its own and sums the entry hashes: the order of entries does not count.
 pub(crate) struct MapHasher<'a> {
-    out: &'a mut Fnv,
+    out: &'a mut WordHasher,
     sum: u64,
-    entry: Fnv,
+    entry: WordHasher,
 }
 
 impl ser::SerializeMap for MapHasher<'_> {
     type Ok = ();
     type Error = Never;
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Never> {
-        self.entry = Fnv::new();
+        self.entry = WordHasher::new();
         key.serialize(&mut self.entry)
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Never> {
@@ -395,6 +416,30 @@ mod tests {
         assert_ne!(StateHash::of(&("ab", "c")), StateHash::of(&("a", "bc")));
         assert_ne!(StateHash::of(&Some(0u8)), StateHash::of(&0u8));
         assert_ne!(StateHash::of(&json!([])), StateHash::of(&json!({})));
+        // Words and the padded tail: every length from 0 to 17 bytes, and one byte changed.
+        let hashes: Vec<StateHash> = (0..18u8)
+            .map(|n| StateHash::of(&serde_bytes_like((0..n).collect())))
+            .collect();
+        for (i, a) in hashes.iter().enumerate() {
+            assert!(hashes[i + 1..].iter().all(|b| a != b), "length {i}");
+        }
+        let mut changed: Vec<u8> = (0..17).collect();
+        changed[12] = 99;
+        assert_ne!(
+            StateHash::of(&serde_bytes_like(changed)),
+            StateHash::of(&serde_bytes_like((0..17).collect()))
+        );
+    }
+
+    /// A value that serializes as bytes.
+    fn serde_bytes_like(bytes: Vec<u8>) -> impl Serialize {
+        struct Bytes(Vec<u8>);
+        impl Serialize for Bytes {
+            fn serialize<S: ser::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_bytes(&self.0)
+            }
+        }
+        Bytes(bytes)
     }
 
     #[test]

@@ -183,3 +183,20 @@ impl Record {
         }
     }
 }
+
+/// Encodes a record as stored: MessagePack with named fields (self-describing, so the
+/// CloudEvents signals, JSON values and optional fields round-trip exactly, at about a third
+/// of JSON's encoding cost and with fewer bytes).
+pub(crate) fn encode(record: &Record) -> Result<Vec<u8>, rmp_serde::encode::Error> {
+    rmp_serde::to_vec_named(record)
+}
+
+/// Decodes a stored record: MessagePack, or JSON as journals written before it were (a JSON
+/// record starts with `{`, which no MessagePack map does).
+pub(crate) fn decode(data: &[u8]) -> Result<Record, String> {
+    if data.first() == Some(&b'{') {
+        serde_json::from_slice(data).map_err(|e| e.to_string())
+    } else {
+        rmp_serde::from_slice(data).map_err(|e| e.to_string())
+    }
+}

@@ -1,5 +1,6 @@
 //! The server's side of a journal: records each step in the agent's task and hands batches to
-//! a writer task that appends them to the store, so the agent never waits for the disk.
+//! a writer task that encodes them and appends them to the store, so the agent never waits
+//! for the disk (on a multi-thread runtime the writer runs on whichever worker is free).
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -73,6 +74,17 @@ impl Recorder {
         }
     }
 
+    /// The signal of the last step recorded and not yet flushed, if it was a signal.
+    pub(crate) fn last_signal(&self) -> Option<&crate::signal::Signal> {
+        self.batch.iter().rev().find_map(|record| match record {
+            Record::Step(Step {
+                input: Input::Signal { signal, .. },
+                ..
+            }) => Some(&**signal),
+            _ => None,
+        })
+    }
+
     fn snapshot(&mut self, agent: &dyn DynAgent, kind: SnapshotKind) {
         match agent.to_json() {
             Ok(value) => self.batch.push(Record::Snapshot {
@@ -125,16 +137,13 @@ async fn write(
         while let Ok(more) = rx.try_recv() {
             batch.extend(more);
         }
-        let mut encoded = Vec::with_capacity(batch.len());
-        for record in &batch {
-            if let Record::Snapshot { .. } = record {
-                snapshots.push_back(record.position());
-            }
-            match serde_json::to_vec(record) {
-                Ok(bytes) => encoded.push((record.position(), bytes)),
-                Err(error) => tracing::error!(key, %error, "a journal record does not serialize"),
-            }
-        }
+        snapshots.extend(
+            batch
+                .iter()
+                .filter(|record| matches!(record, Record::Snapshot { .. }))
+                .map(Record::position),
+        );
+        let encoded = encode_all(&key, &batch);
         if let Err(error) = store.append_journal(&key, &encoded).await {
             tracing::error!(key, %error, "journal records were not stored");
             continue;
@@ -149,4 +158,17 @@ async fn write(
             }
         }
     }
+}
+
+/// Encodes a batch of records with their positions (a record that does not serialize is
+/// reported and left out).
+fn encode_all(key: &str, batch: &[Record]) -> Vec<(u64, Vec<u8>)> {
+    let mut encoded = Vec::with_capacity(batch.len());
+    for record in batch {
+        match super::record::encode(record) {
+            Ok(bytes) => encoded.push((record.position(), bytes)),
+            Err(error) => tracing::error!(key, %error, "a journal record does not serialize"),
+        }
+    }
+    encoded
 }

@@ -38,10 +38,10 @@ impl Journal {
         for (position, data) in stored {
             bytes += data.len() as u64;
             let record: Record =
-                serde_json::from_slice(&data).map_err(|e| ReplayError::Corrupt {
+                super::record::decode(&data).map_err(|message| ReplayError::Corrupt {
                     key: key.to_string(),
                     position,
-                    message: e.to_string(),
+                    message,
                 })?;
             records.push(record);
         }

@@ -47,7 +47,7 @@ use crate::signal::Signal;
 pub(crate) use slice::SavedStates;
 pub use slice::{PluginSlice, PluginStates};
 pub use stack::{DynPlugin, PluginStack};
-pub(crate) use tools::{AgentTools, run_sync_tool};
+pub(crate) use tools::{AgentTools, checked_arguments, run_sync_tool, unknown_tool};
 pub use tools::{NoTools, PluginTools, ToolDone, ToolRun};
 
 /// A capability an agent mounts. The implementing type is the plugin's configuration: its

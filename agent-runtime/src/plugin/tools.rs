@@ -145,21 +145,33 @@ fn checked<S: AgentSpec>(
     name: &str,
     arguments: Value,
 ) -> Result<(&'static ActionEntry<S>, Value), String> {
-    let entry = S::action(name).ok_or_else(|| {
-        let known: Vec<String> = S::actions()
-            .iter()
-            .map(|a| format!("`{}`", a.name))
-            .collect();
-        format!(
-            "unknown tool `{}`; the tools are: {}",
-            crate::quote::clip(name),
-            if known.is_empty() {
-                "none".to_string()
-            } else {
-                known.join(", ")
-            }
-        )
-    })?;
+    let entry =
+        S::action(name).ok_or_else(|| unknown_tool(name, S::actions().iter().map(|a| a.name)))?;
+    let arguments = checked_arguments(name, &entry.spec().parameters, arguments)?;
+    Ok((entry, arguments))
+}
+
+/// What a model hears when it calls a tool that is not among `known`.
+pub(crate) fn unknown_tool<'a>(name: &str, known: impl Iterator<Item = &'a str>) -> String {
+    let known: Vec<String> = known.map(|t| format!("`{t}`")).collect();
+    format!(
+        "unknown tool `{}`; the tools are: {}",
+        crate::quote::clip(name),
+        if known.is_empty() {
+            "none".to_string()
+        } else {
+            known.join(", ")
+        }
+    )
+}
+
+/// A tool call's arguments as a JSON object (none: `{}`), checked against `parameters`; what
+/// is wrong, as a model should hear it.
+pub(crate) fn checked_arguments(
+    name: &str,
+    parameters: &Value,
+    arguments: Value,
+) -> Result<Value, String> {
     let arguments = match arguments {
         Value::Null => Value::Object(Default::default()),
         Value::Object(map) => Value::Object(map),
@@ -170,14 +182,14 @@ fn checked<S: AgentSpec>(
             ));
         }
     };
-    let problems = schema::validate(&entry.spec().parameters, &arguments);
+    let problems = schema::validate(parameters, &arguments);
     if !problems.is_empty() {
         return Err(format!(
             "invalid arguments for `{name}`: {}",
             problems.join("; ")
         ));
     }
-    Ok((entry, arguments))
+    Ok(arguments)
 }
 
 /// Runs a sync action as a tool on a draft of `state`, kept only when the action and its

@@ -305,6 +305,21 @@ pub enum Step<St> {
     GuardFailed(u32),
 }
 
+impl<St> Step<St> {
+    /// A guarded row with no other row after it: `fire` when the guard holds, [`Step::Rejected`]
+    /// when it does not, [`Step::GuardFailed`] when it could not run. Generated code calls it so
+    /// that each such row is one call instead of a `match` of its own.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn guarded(check: Result<bool, ActionError>, fire: Self, row: u32) -> Self {
+        match check {
+            Ok(true) => fire,
+            Ok(false) => Step::Rejected,
+            Err(_) => Step::GuardFailed(row),
+        }
+    }
+}
+
 /// A guard that could not run: its name and why.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GuardError {
@@ -312,6 +327,16 @@ pub struct GuardError {
     pub guard: &'static str,
     /// Why it could not run (its parameters did not deserialize).
     pub error: ActionError,
+}
+
+impl GuardError {
+    /// The error of a guard's check, if it could not run. Generated code calls it with each
+    /// guard's check.
+    #[doc(hidden)]
+    #[inline]
+    pub fn of(check: Result<bool, ActionError>, guard: &'static str) -> Option<Self> {
+        check.err().map(|error| GuardError { guard, error })
+    }
 }
 
 /// A guard: `fn(&S) -> bool`, or `fn(&S, P) -> bool` whose `P` is read from the event's

@@ -51,12 +51,21 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
         .unwrap_or_else(|| state_variants[0].clone());
     let transitions = fsm.rows.iter().filter(|r| !r.internal).map(|row| {
         let (from, to, label) = (&row.from.value, &row.to.value, graph::fsm::label(row));
-        quote!(#krate::inspect::Transition { from: #from, to: #to, label: #label })
+        quote!(__T { from: #from, to: #to, label: #label })
     });
     let dot = graph::fsm::dot(name, fsm);
     let mermaid = graph::fsm::mermaid(fsm);
-    let state_doc =
-        format!("The states of [`{name}`]'s machine, named as declared.\n\n```text\n{mermaid}```");
+    // The diagram in the docs is for reading: past a few hundred rows it says where the whole
+    // machine is rather than copy a megabyte into every doc page.
+    let state_doc = if fsm.rows.len() <= DOC_DIAGRAM_ROWS {
+        format!("The states of [`{name}`]'s machine, named as declared.\n\n```text\n{mermaid}```")
+    } else {
+        format!(
+            "The states of [`{name}`]'s machine, named as declared.\n\nThe machine has {} rows: \
+             its diagram is [`{state_ty}::MERMAID`] (Mermaid) and [`{state_ty}::DOT`] (Graphviz).",
+            fsm.rows.len()
+        )
+    };
     let event_doc = format!(
         "The events of [`{name}`]'s machine: `agent.cmd({event_ty}::X)` fires one, \
          `{event_ty}::X.with(params)` with parameters for the row's action."
@@ -148,7 +157,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
             let event = events[i];
             let s = ident(&state.value, state.span);
             let e = event_ident(&event.value, event.span);
-            let body = guarded(&numbered(&row_index, &rows), &rt, &target);
+            let body = guarded(&numbered(&row_index, &rows), &target);
             quote!((__S::#s, __E::#e) => #body)
         })
     });
@@ -162,7 +171,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
             return None;
         }
         let s = ident(&state.value, state.span);
-        let body = guarded(&numbered(&row_index, &rows), &rt, &target);
+        let body = guarded(&numbered(&row_index, &rows), &target);
         Some(quote!(__S::#s => #body))
     });
     // `when done` rows, by the compound state whose completion fires them.
@@ -178,38 +187,35 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
                 return None;
             }
             let s = ident(&state.value, state.span);
-            let body = guarded(&numbered(&row_index, &rows), &rt, &target);
+            let body = guarded(&numbered(&row_index, &rows), &target);
             Some(quote!(__S::#s => #body))
         })
         .collect();
-    let guard_error_arms = indexed.iter().filter_map(|(i, row)| {
-        let guard = row.guard.as_ref()?;
+    // Rows sharing a guard or an action share one arm (`1u32 | 3u32 => ...`): a machine of
+    // 10,000 rows with one action is one arm, not 10,000 copies of the same call.
+    let guard_error_arms = grouped_rows(&indexed, |row| row.guard.as_ref()).map(|(rows, guard)| {
         let name = path_text(&guard.value);
         let span = guard.span.to_proc_macro();
         let path = rust_path(&guard.value);
         let (agent, params) = (local("agent"), local("params"));
-        let check = quote_spanned!(span=> #rt::Guard::<Self, _>::check(&#path, #name, #agent, #params));
-        Some(quote! {
-            #i => match #check {
-                ::core::result::Result::Err(error) => ::core::option::Option::Some(#rt::GuardError { guard: #name, error }),
-                ::core::result::Result::Ok(_) => ::core::option::Option::None,
-            }
-        })
+        let check = quote_spanned!(span=> __G::<Self, _>::check(&#path, #name, #agent, #params));
+        // Called like `Step::guarded` calls it, so a guard of the wrong type is the same
+        // diagnostic in both places, which rustc reports once.
+        quote!(#(#rows)|* => #rt::GuardError::of(#check, #name))
     });
-    let action_arms: Vec<TokenStream> = indexed
-        .iter()
-        .filter_map(|(i, row)| {
-            let path = rust_path(&row.action.as_ref()?.value);
-            Some(quote!(#i => ::core::option::Option::Some(#rt::FsmAction::<Self>::of::<#path>())))
+    let action_arms: Vec<TokenStream> = grouped_rows(&indexed, |row| row.action.as_ref())
+        .map(|(rows, action)| {
+            let path = rust_path(&action.value);
+            quote!(#(#rows)|* => ::core::option::Option::Some(#rt::FsmAction::<Self>::of::<#path>()))
         })
         .collect();
     // The same table, calling each action through a constant function pointer, which the
     // optimizer turns into a direct call and inlines (a bound error here is the same
     // diagnostic at the same span as `row_action`'s, which rustc reports once).
-    let run_arms = indexed.iter().filter_map(|(i, row)| {
-        let path = rust_path(&row.action.as_ref()?.value);
+    let run_arms = grouped_rows(&indexed, |row| row.action.as_ref()).map(|(rows, action)| {
+        let path = rust_path(&action.value);
         let (agent, params) = (local("agent"), local("params"));
-        Some(quote!(#i => ::core::option::Option::Some((#rt::FsmAction::<Self>::of::<#path>().run)(#agent, #params))))
+        quote!(#(#rows)|* => ::core::option::Option::Some((#rt::FsmAction::<Self>::of::<#path>().run)(#agent, #params)))
     });
     let guard_list = |rows: Vec<&RowDef>| {
         let names: Vec<String> = rows
@@ -228,7 +234,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
                 let event = events[i];
                 let e = event_ident(&event.value, event.span);
                 let list = guard_list(rows);
-                quote!((__S::#s, ::core::option::Option::Some(__E::#e)) => #list)
+                quote!((__S::#s, __Some(__E::#e)) => #list)
             })
             .collect();
         let timers: Vec<&RowDef> = rows_of(&state.value)
@@ -307,6 +313,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
             fn #name(#l_agent: &Self, #l_from: #state_ty) -> #rt::Step<#state_ty> {
                 use #state_ty as __S;
                 use #rt::Step as __Step;
+                use #rt::Guard as __G;
                 use ::core::result::Result as __R;
                 let #l_params = &#private::serde_json::Value::Null;
                 match #l_from {
@@ -383,7 +390,10 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
 
             const EVENT_NAMES: &'static [#rt::Name] = &[#(#rt::Name::Borrowed(#event_names)),*];
 
-            const TRANSITIONS: &'static [#krate::inspect::Transition] = &[#(#transitions),*];
+            const TRANSITIONS: &'static [#krate::inspect::Transition] = {
+                use #krate::inspect::Transition as __T;
+                &[#(#transitions),*]
+            };
 
             #[allow(unused_imports)]
             fn accepted(state: #state_ty) -> &'static [#rt::Name] {
@@ -405,6 +415,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
                 use #state_ty as __S;
                 use #event_ty as __E;
                 use #rt::Step as __Step;
+                use #rt::Guard as __G;
                 use ::core::result::Result as __R;
                 match (#l_from, #l_event) {
                     #(#transition_arms,)*
@@ -438,12 +449,13 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
                 }
             }
 
-            #[allow(unreachable_patterns, unused_variables)]
+            #[allow(unreachable_patterns, unused_variables, unused_imports)]
             fn guard_error(
                 #l_agent: &Self,
                 #l_row: u32,
                 #l_params: &#private::serde_json::Value,
             ) -> ::core::option::Option<#rt::GuardError> {
+                use #rt::Guard as __G;
                 match #l_row {
                     #(#guard_error_arms,)*
                     _ => ::core::option::Option::None,
@@ -458,6 +470,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
                 use #state_ty as __S;
                 use #event_ty as __E;
                 use ::std::borrow::Cow::Borrowed as __N;
+                use ::core::option::Option::Some as __Some;
                 match (from, event) {
                     #(#guards_arms,)*
                     _ => &[],
@@ -593,14 +606,12 @@ fn numbered<'a>(
 
 /// The rows of one trigger, tried in order:
 /// `if g1(agent) { Fire(1, To1) } else if g2(agent) { Fire(2, To2) } else { Rejected }`.
-/// Written inside the generated function, where `__S`, `__Step` and `__R` name the state enum,
-/// `Step` and `Result` (short paths: a 10,000-state machine has 20,000 arms).
-fn guarded(
-    rows: &[(u32, &RowDef)],
-    rt: &TokenStream,
-    target: &dyn Fn(&RowDef) -> syn::Ident,
-) -> TokenStream {
-    let mut body = quote!(__Step::Rejected);
+/// Written inside the generated function, where `__S`, `__Step`, `__G` and `__R` name the state
+/// enum, `Step`, `Guard` and `Result` (short paths: a 10,000-state machine has 20,000 arms); the
+/// last guarded row is one `Step::guarded` call.
+fn guarded(rows: &[(u32, &RowDef)], target: &dyn Fn(&RowDef) -> syn::Ident) -> TokenStream {
+    // Empty until a row sets it: what runs when every later row's guard refuses.
+    let mut body = TokenStream::new();
     for (index, row) in rows.iter().rev() {
         let to = target(row);
         let fire = if row.internal {
@@ -617,20 +628,33 @@ fn guarded(
                 // mixed-site hygiene (a guard may be called `agent`, or come from a
                 // `macro_rules!` expansion).
                 let (agent, params) = (local("agent"), local("params"));
-                let check = quote_spanned!(span=> #rt::Guard::<Self, _>::check(&#guard, #name, #agent, #params));
-                quote! {
-                    match #check {
-                        __R::Ok(true) => #fire,
-                        __R::Ok(false) => #body,
-                        __R::Err(_) => __Step::GuardFailed(#index),
+                let check =
+                    quote_spanned!(span=> __G::<Self, _>::check(&#guard, #name, #agent, #params));
+                if body.is_empty() {
+                    // The last row: one call, not a `match` per row.
+                    quote!(__Step::guarded(#check, #fire, #index))
+                } else {
+                    quote! {
+                        match #check {
+                            __R::Ok(true) => #fire,
+                            __R::Ok(false) => #body,
+                            __R::Err(_) => __Step::GuardFailed(#index),
+                        }
                     }
                 }
             }
             None => fire,
         };
     }
-    body
+    if body.is_empty() {
+        quote!(__Step::Rejected)
+    } else {
+        body
+    }
 }
+
+/// Up to this many rows, the state enum's docs show the machine's Mermaid diagram.
+const DOC_DIAGRAM_ROWS: usize = 200;
 
 fn path_text(path: &syn::Path) -> String {
     let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
@@ -670,10 +694,10 @@ fn names_enum(
 
             #[doc = #from_doc]
             pub fn from_name(name: &str) -> ::core::option::Option<Self> {
-                match name {
-                    #(#names => ::core::option::Option::Some(#ty::#variants),)*
-                    _ => ::core::option::Option::None,
-                }
+                ::core::option::Option::Some(match name {
+                    #(#names => Self::#variants,)*
+                    _ => return ::core::option::Option::None,
+                })
             }
         }
 
@@ -761,4 +785,25 @@ pub fn fsm_fallback(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenS
             }
         }
     }
+}
+
+/// The rows that name something (a guard, an action), grouped by what they name as written,
+/// in the order each is first named: `(row numbers, the first row's name)`.
+fn grouped_rows<'a>(
+    indexed: &[(u32, &'a RowDef)],
+    named: impl Fn(&'a RowDef) -> Option<&'a crate::model::Spanned<syn::Path>>,
+) -> impl Iterator<Item = (Vec<u32>, &'a crate::model::Spanned<syn::Path>)> {
+    let mut groups: Vec<(Vec<u32>, &crate::model::Spanned<syn::Path>)> = Vec::new();
+    let mut by_name: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for (i, row) in indexed {
+        let Some(name) = named(row) else { continue };
+        match by_name.entry(path_text(&name.value)) {
+            std::collections::hash_map::Entry::Occupied(group) => groups[*group.get()].0.push(*i),
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(groups.len());
+                groups.push((vec![*i], name));
+            }
+        }
+    }
+    groups.into_iter()
 }

@@ -84,7 +84,12 @@ pub struct PolicyState {
 impl Policy {
     /// Why a request's text violates the policy, if it does.
     pub fn violation(&self, text: &str) -> Option<String> {
-        let chars = text.chars().count();
+        // A text of at most `max_prompt_chars` bytes has at most as many characters.
+        let chars = if text.len() > self.max_prompt_chars {
+            text.chars().count()
+        } else {
+            0
+        };
         if chars > self.max_prompt_chars {
             return Some(format!(
                 "the prompt is {chars} characters, over the limit of {}",

@@ -330,19 +330,28 @@ fn complete<S: FsmSpec>(
     Ok(())
 }
 
-/// A macrostep: the chosen rows' microstep and the completions it causes, all or nothing.
+/// A macrostep: the chosen rows' microstep, the completions it causes and, with `asks`, the
+/// interrupts the chosen rows raise; all or nothing.
 fn macrostep<S: FsmSpec>(
     id: &str,
     state: &mut S,
     fsm: &mut FsmState<S::State>,
     chosen: &[Chosen<S::State>],
     params: &Value,
+    asks: bool,
 ) -> Result<Vec<Directive>, AgentError> {
     let backup = (state.clone(), fsm.clone());
     let mut out = Vec::new();
     let mut done = VecDeque::new();
     let ran = microstep(id, state, fsm, chosen, params, &mut out, &mut done)
-        .and_then(|()| complete(id, state, fsm, &mut out, &mut done));
+        .and_then(|()| complete(id, state, fsm, &mut out, &mut done))
+        .and_then(|()| {
+            if asks {
+                raise_asks(id, state, fsm, chosen, &mut out)
+            } else {
+                Ok(())
+            }
+        });
     match ran {
         Ok(()) => Ok(out),
         Err(error) => {
@@ -350,6 +359,24 @@ fn macrostep<S: FsmSpec>(
             Err(error)
         }
     }
+}
+
+/// Raises the interrupts of the chosen rows that ask (`... ask approval` in a region), in
+/// document order, once the macrostep ran: each payload is built from the state after it, and
+/// one that cannot be built fails the macrostep, every region's part of it undone.
+#[cold]
+#[inline(never)]
+fn raise_asks<S: FsmSpec>(
+    id: &str,
+    state: &S,
+    fsm: &mut FsmState<S::State>,
+    chosen: &[Chosen<S::State>],
+    out: &mut Vec<Directive>,
+) -> Result<(), AgentError> {
+    for interrupt in chosen.iter().filter_map(|c| S::ask(c.row)) {
+        out.extend(super::raise::<S>(id, state, fsm, interrupt)?);
+    }
+    Ok(())
 }
 
 /// Fires `event`: every active region may take a row.
@@ -385,37 +412,8 @@ pub(super) fn fire<S: FsmSpec>(
             },
         });
     }
-    if chosen.iter().all(|c| S::ask(c.row).is_none()) {
-        return macrostep(id, state, fsm, &chosen, params).map_err(failed);
-    }
-    asking(id, state, fsm, &chosen, params).map_err(failed)
-}
-
-/// [`macrostep`] for rows that raise interrupts (`... ask approval` in a region): once the
-/// macrostep ran, each asking row raises its interrupt, in document order, with the payload
-/// built from the state after the step. A payload that cannot be built undoes the whole
-/// macrostep, every region's part of it included: all or nothing, as for any action.
-#[cold]
-#[inline(never)]
-fn asking<S: FsmSpec>(
-    id: &str,
-    state: &mut S,
-    fsm: &mut FsmState<S::State>,
-    chosen: &[Chosen<S::State>],
-    params: &Value,
-) -> Result<Vec<Directive>, AgentError> {
-    let backup = (state.clone(), fsm.clone());
-    let mut out = macrostep(id, state, fsm, chosen, params)?;
-    for interrupt in chosen.iter().filter_map(|c| S::ask(c.row)) {
-        match super::raise::<S>(id, state, fsm, interrupt) {
-            Ok(directive) => out.extend(directive),
-            Err(error) => {
-                (*state, *fsm) = backup;
-                return Err(error);
-            }
-        }
-    }
-    Ok(out)
+    let asks = chosen.iter().any(|c| S::ask(c.row).is_some());
+    macrostep(id, state, fsm, &chosen, params, asks).map_err(failed)
 }
 
 /// Takes one row (a timer's): its microstep and the completions it causes.
@@ -427,7 +425,14 @@ pub(super) fn take_one<S: FsmSpec>(
     to: S::State,
     params: &Value,
 ) -> Result<Vec<Directive>, AgentError> {
-    macrostep(id, state, fsm, &[Chosen { row, to: Some(to) }], params)
+    macrostep(
+        id,
+        state,
+        fsm,
+        &[Chosen { row, to: Some(to) }],
+        params,
+        false,
+    )
 }
 
 /// Enters the initial configuration: every region's default leaf, outermost states first,
