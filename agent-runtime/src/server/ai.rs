@@ -70,6 +70,24 @@ fn labels<'a, E>(
     }
 }
 
+/// What a model alias resolves to: the provider and the model name it is asked for.
+type ResolvedModel = Result<(Arc<dyn LanguageModel>, String), crate::ai::UnknownAlias>;
+
+/// A provider's call, with a panic in it turned into an error.
+async fn unless_panicked<T>(
+    call: impl std::future::Future<Output = Result<T, LlmError>>,
+) -> Result<T, LlmError> {
+    AssertUnwindSafe(call)
+        .catch_unwind()
+        .await
+        .unwrap_or_else(|_| {
+            Err(LlmError::new(
+                LlmErrorKind::Other,
+                "the model provider panicked",
+            ))
+        })
+}
+
 /// Refuses to start an agent whose model aliases the options cannot resolve.
 pub(super) fn check_models(agent: &dyn DynAgent, options: &Options) -> Result<(), ServerError> {
     let aliases = agent.required_models();
@@ -134,16 +152,7 @@ impl Core {
             });
             return Ok(());
         }
-        let Some(models) = self.options.models.as_ref() else {
-            return Err(failed(format!(
-                "agent `{}` asked for model `{}`, but this server has no model table; give it one with `Options::models`",
-                self.name(),
-                call.request.model
-            )));
-        };
-        let resolved = models
-            .resolve(&call.request.model)
-            .map(|entry| (entry.provider.clone(), entry.model.clone()));
+        let resolved = self.resolve_model("model", &call.request.model)?;
         // The call's span is a child of its request's `invoke_agent` span, when there is one.
         let span = {
             let (provider, model, server) = labels(&resolved, &call.request.model);
@@ -187,15 +196,7 @@ impl Core {
                 })
                 .await
             };
-            let result = AssertUnwindSafe(answer)
-                .catch_unwind()
-                .await
-                .unwrap_or_else(|_| {
-                    Err(LlmError::new(
-                        LlmErrorKind::Other,
-                        "the model provider panicked",
-                    ))
-                });
+            let result = unless_panicked(answer).await;
             let span = tracing::Span::current();
             semconv::record_chat(&span, &result);
             if record_content && let Ok(response) = &result {
@@ -217,19 +218,25 @@ impl Core {
         Ok(())
     }
 
+    /// The provider and model `alias` names in the server's model table (an unknown alias is
+    /// the call's error, answered like any failed call); no table at all refuses the directive.
+    /// `what` says what was asked for, in the refusal.
+    fn resolve_model(&self, what: &str, alias: &str) -> Result<ResolvedModel, Box<Directive>> {
+        let Some(models) = self.options.models.as_ref() else {
+            return Err(failed(format!(
+                "agent `{}` asked for {what} `{alias}`, but this server has no model table; give it one with `Options::models`",
+                self.name(),
+            )));
+        };
+        Ok(models
+            .resolve(alias)
+            .map(|entry| (entry.provider.clone(), entry.model.clone())))
+    }
+
     /// Starts an embeddings call in its own task; the answer comes back as
     /// `ai.embed.response`.
     pub(super) fn run_embed(&mut self, call: EmbedCall) -> Result<(), Box<Directive>> {
-        let Some(models) = self.options.models.as_ref() else {
-            return Err(failed(format!(
-                "agent `{}` asked for embeddings from model `{}`, but this server has no model table; give it one with `Options::models`",
-                self.name(),
-                call.request.model
-            )));
-        };
-        let resolved = models
-            .resolve(&call.request.model)
-            .map(|entry| (entry.provider.clone(), entry.model.clone()));
+        let resolved = self.resolve_model("embeddings from model", &call.request.model)?;
         // A child of its request's `invoke_agent` span, like a model call.
         let span = {
             let (provider, model, server) = labels(&resolved, &call.request.model);
@@ -246,15 +253,7 @@ impl Core {
                     request.model = model;
                     provider.embed(request).await
                 };
-                let result = AssertUnwindSafe(answer)
-                    .catch_unwind()
-                    .await
-                    .unwrap_or_else(|_| {
-                        Err(LlmError::new(
-                            LlmErrorKind::Other,
-                            "the model provider panicked",
-                        ))
-                    });
+                let result = unless_panicked(answer).await;
                 semconv::record_embeddings(&tracing::Span::current(), &result);
                 if let Some(tx) = tx.upgrade() {
                     let internal = Internal::Embed {
