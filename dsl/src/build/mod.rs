@@ -20,7 +20,9 @@ pub mod macro_lock;
 mod pipeline;
 
 pub use lock::Lock;
-pub use pipeline::{Compiled, check_source, compile_source, compile_source_locked, pretty};
+pub use pipeline::{
+    Compiled, check_source, compile_source, compile_source_locked, compile_to_text, pretty,
+};
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -197,23 +199,17 @@ impl Builder {
             }
             let display = path.display().to_string();
             let file = sources.add(display.clone(), text);
-            let compiled = match &mut lock {
-                Some(lock) => {
-                    compile_source_locked(file, sources.source(file), runtime.as_ref(), lock)
-                }
-                None => compile_source(file, sources.source(file), runtime.as_ref()),
-            };
+            let compiled = compile_to_text(
+                file,
+                sources.source(file),
+                runtime.as_ref(),
+                lock.as_mut(),
+                &display,
+            );
             match compiled {
-                Ok(compiled) => {
-                    let Compiled {
-                        file: model,
-                        code,
-                        warnings,
-                    } = compiled;
+                Ok((text, warnings)) => {
                     diagnostics.extend(warnings);
-                    // The model is no longer needed: formatting a large file has its memory.
-                    drop(model);
-                    outputs.push((path.to_path_buf(), target, pretty(code, &display)));
+                    outputs.push((path.to_path_buf(), target, text));
                 }
                 Err(all) => diagnostics.extend(all),
             }

@@ -67,6 +67,46 @@ fn compile_here(
     runtime: Option<&syn::Path>,
     lock: Option<&mut super::lock::Lock>,
 ) -> Result<Compiled, Vec<Diagnostic>> {
+    let (def, warnings) = prepare(file, source, runtime, lock)?;
+    let mut code = TokenStream::new();
+    generate(file, source, &def, |chunk| code.extend(chunk));
+    Ok(Compiled {
+        file: def,
+        code,
+        warnings,
+    })
+}
+
+/// Parses, checks and generates a file straight into the text [`pretty`] makes of its code:
+/// each agent's code is printed as soon as it is generated, so a file of 100,000 agents never
+/// holds all their tokens at once (they take about twenty times the memory of their text). What
+/// the [`Builder`](super::Builder) writes: the generated file and the checker's warnings.
+pub fn compile_to_text(
+    file: FileId,
+    source: &str,
+    runtime: Option<&syn::Path>,
+    lock: Option<&mut super::lock::Lock>,
+    origin: &str,
+) -> Result<(String, Vec<Diagnostic>), Vec<Diagnostic>> {
+    crate::stack::with_stack(|| {
+        let (def, warnings) = prepare(file, source, runtime, lock)?;
+        let mut text = String::new();
+        generate(file, source, &def, |chunk| {
+            text.push_str(&one_item_per_line(chunk));
+        });
+        // The model is no longer needed: formatting a large file has its memory.
+        drop(def);
+        Ok((finish(text, origin), warnings))
+    })
+}
+
+/// The checked model, with the lock file's verdict and the runtime override applied.
+fn prepare(
+    file: FileId,
+    source: &str,
+    runtime: Option<&syn::Path>,
+    lock: Option<&mut super::lock::Lock>,
+) -> Result<(FileDef, Vec<Diagnostic>), Vec<Diagnostic>> {
     let (mut def, warnings) = check_here(file, source)?;
     if let Some(lock) = lock {
         let stranded: Vec<Diagnostic> = def
@@ -85,6 +125,12 @@ fn compile_here(
             }
         }
     }
+    Ok((def, warnings))
+}
+
+/// Generates `def`'s code, handing it to `out` in whole items: the imports and checks first,
+/// then each agent's code.
+fn generate(file: FileId, source: &str, def: &FileDef, mut out: impl FnMut(TokenStream)) {
     let names = emit::rust_names::collect(file.0, &def.agents, &def.behaviors);
     let mut code = emit::rust_names::uses(&names, source);
     if let Some(agent) = def.agents.first() {
@@ -94,14 +140,10 @@ fn compile_here(
         ));
     }
     code.extend(emit::rust_names::default_checks(&def.agents, source));
-    code.extend(emit::rust_names::with_aliases(&names, source, || {
-        emit::file(&def.agents, &def.behaviors)
-    }));
-    Ok(Compiled {
-        file: def,
-        code,
-        warnings,
-    })
+    out(code);
+    emit::rust_names::with_aliases(&names, source, || {
+        emit::file_each(&def.agents, &def.behaviors, &mut out);
+    });
 }
 
 /// Above this much generated Rust (in bytes of token text), [`pretty`] writes one item per line
@@ -118,7 +160,11 @@ pub fn pretty(code: TokenStream, origin: &str) -> String {
 }
 
 fn pretty_here(code: TokenStream, origin: &str) -> String {
-    let text = one_item_per_line(code);
+    finish(one_item_per_line(code), origin)
+}
+
+/// The file [`pretty`] makes of code already printed one item per line.
+fn finish(text: String, origin: &str) -> String {
     let body = if text.len() <= FORMAT_LIMIT {
         match syn::parse_str::<syn::File>(&text) {
             Ok(file) => prettyplease::unparse(&file),

@@ -57,21 +57,32 @@ pub fn file(
     agents: &[crate::model::AgentDef],
     behaviors: &[crate::model::BehaviorDef],
 ) -> TokenStream {
+    let mut code = TokenStream::new();
+    file_each(agents, behaviors, |chunk| code.extend(chunk));
+    code
+}
+
+/// [`file`] in whole items handed to `out` one agent at a time (the checks of the behaviours
+/// run first), so that a caller printing them never holds every agent's tokens.
+pub fn file_each(
+    agents: &[crate::model::AgentDef],
+    behaviors: &[crate::model::BehaviorDef],
+    mut out: impl FnMut(TokenStream),
+) {
     let by_name = crate::model::behaviors_by_name(behaviors);
-    let items = agents.iter().map(|def| {
-        let state = state_struct(def);
-        let spec = agent::agent_in(def, &by_name);
-        quote!(#state #spec)
-    });
     // The action arguments of each behaviour an agent runs, checked once however many agents
     // run it (the others generate no code, so nothing of theirs can fail at run time).
-    let krate = agents.first().map(|a| runtime(&a.runtime));
-    let checks = krate.iter().flat_map(|krate| {
-        behaviors_run(agents, behaviors, &by_name)
-            .into_iter()
-            .map(|b| tree::arg_checks(&b.root, krate))
-    });
-    quote!(#(#checks)* #(#items)*)
+    if let Some(agent) = agents.first() {
+        let krate = runtime(&agent.runtime);
+        for behavior in behaviors_run(agents, behaviors, &by_name) {
+            out(tree::arg_checks(&behavior.root, &krate));
+        }
+    }
+    for def in agents {
+        let state = state_struct(def);
+        let spec = agent::agent_in(def, &by_name);
+        out(quote!(#state #spec));
+    }
 }
 
 /// The behaviours some agent of the file runs, directly or as a subtree, each once, in the

@@ -3,7 +3,7 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use agent_dsl::build::{check_source, compile_source, pretty};
+use agent_dsl::build::{check_source, compile_to_text};
 use agent_dsl::check::Diagnostic;
 use agent_dsl::graph;
 use agent_dsl::model::FileId;
@@ -143,10 +143,11 @@ fn expand(file: &Path, format: MessageFormat) -> u8 {
     let Some(ids) = read(&mut sources, &[file.to_path_buf()]) else {
         return USAGE_OR_IO;
     };
-    match compile_source(ids[0], sources.source(ids[0]), None) {
-        Ok(compiled) => {
-            print(&sources, &compiled.warnings, format);
-            print!("{}", pretty(compiled.code, &file.display().to_string()));
+    let origin = file.display().to_string();
+    match compile_to_text(ids[0], sources.source(ids[0]), None, None, &origin) {
+        Ok((text, warnings)) => {
+            print(&sources, &warnings, format);
+            print!("{text}");
             OK
         }
         Err(diagnostics) => {
