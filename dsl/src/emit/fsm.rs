@@ -133,12 +133,18 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
         groups
     };
 
-    let accepted = states.iter().map(|state| {
-        let variant = ident(&state.value, state.span);
-        let accepted = event_groups(&state.value)
+    // States accepting the same events share one arm (most states of a large machine do).
+    let accepted = group_by_key(states.iter().map(|state| {
+        let events: Vec<usize> = event_groups(&state.value)
             .into_iter()
-            .map(|(i, _)| events[i].value.as_str());
-        quote!(__S::#variant => &[#(__N(#accepted)),*])
+            .map(|(i, _)| i)
+            .collect();
+        (events, ident(&state.value, state.span))
+    }))
+    .into_iter()
+    .map(|(accepted, variants)| {
+        let accepted = accepted.iter().map(|&i| events[i].value.as_str());
+        quote!(#(__S::#variants)|* => &[#(__N(#accepted)),*])
     });
 
     // Rows are numbered in declaration order; `Step::Fire(n)` names row `n`.
@@ -217,24 +223,23 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
         let (agent, params) = (local("agent"), local("params"));
         quote!(#(#rows)|* => ::core::option::Option::Some((#rt::FsmAction::<Self>::of::<#path>().run)(#agent, #params)))
     });
-    let guard_list = |rows: Vec<&RowDef>| {
-        let names: Vec<String> = rows
-            .iter()
+    let guard_names = |rows: Vec<&RowDef>| -> Vec<String> {
+        rows.iter()
             .filter_map(|r| r.guard.as_ref())
             .map(|g| path_text(&g.value))
-            .collect();
-        quote!(&[#(__N(#names)),*])
+            .collect()
     };
-    let guards_arms = states.iter().flat_map(|state| {
+    // Each `(state, trigger)` with guarded rows, by the guards' names: the pairs naming the same
+    // guards share one arm.
+    let guards_arms = group_by_key(states.iter().flat_map(|state| {
         let s = ident(&state.value, state.span);
-        let mut arms: Vec<TokenStream> = event_groups(&state.value)
+        let mut pairs: Vec<(Vec<String>, TokenStream)> = event_groups(&state.value)
             .into_iter()
             .filter(|(_, rows)| rows.iter().any(|r| r.guard.is_some()))
             .map(|(i, rows)| {
                 let event = events[i];
                 let e = event_ident(&event.value, event.span);
-                let list = guard_list(rows);
-                quote!((__S::#s, __Some(__E::#e)) => #list)
+                (guard_names(rows), quote!((__S::#s, __Some(__E::#e))))
             })
             .collect();
         let timers: Vec<&RowDef> = rows_of(&state.value)
@@ -243,11 +248,15 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
             .filter(|r| r.after().is_some())
             .collect();
         if timers.iter().any(|r| r.guard.is_some()) {
-            let list = guard_list(timers);
-            arms.push(quote!((__S::#s, ::core::option::Option::None) => #list));
+            pairs.push((
+                guard_names(timers),
+                quote!((__S::#s, ::core::option::Option::None)),
+            ));
         }
-        arms
-    });
+        pairs
+    }))
+    .into_iter()
+    .map(|(names, pairs)| quote!(#(#pairs)|* => &[#(__N(#names)),*]));
     let after_arms = states.iter().filter_map(|state| {
         let row = rows_of(&state.value).iter().find(|r| r.after().is_some())?;
         let ms = row.after()?.value.0;
@@ -785,6 +794,24 @@ pub fn fsm_fallback(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenS
             }
         }
     }
+}
+
+/// `items` grouped by key, in the order each key first appears.
+fn group_by_key<K: std::hash::Hash + Eq + Clone, T>(
+    items: impl Iterator<Item = (K, T)>,
+) -> Vec<(K, Vec<T>)> {
+    let mut groups: Vec<(K, Vec<T>)> = Vec::new();
+    let mut by_key: std::collections::HashMap<K, usize> = std::collections::HashMap::new();
+    for (key, item) in items {
+        match by_key.get(&key) {
+            Some(&group) => groups[group].1.push(item),
+            None => {
+                by_key.insert(key.clone(), groups.len());
+                groups.push((key, vec![item]));
+            }
+        }
+    }
+    groups
 }
 
 /// The rows that name something (a guard, an action), grouped by what they name as written,
