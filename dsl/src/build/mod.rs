@@ -20,9 +20,7 @@ pub mod macro_lock;
 mod pipeline;
 
 pub use lock::Lock;
-pub use pipeline::{
-    Compiled, check_source, compile_source, compile_source_locked, compile_to_text, pretty,
-};
+pub use pipeline::{Compiled, check_source, compile_source, compile_to_text, pretty};
 
 use std::fmt;
 use std::path::{Path, PathBuf};

@@ -47,27 +47,15 @@ pub fn compile_source(
     source: &str,
     runtime: Option<&syn::Path>,
 ) -> Result<Compiled, Vec<Diagnostic>> {
-    crate::stack::with_stack(|| compile_here(file, source, runtime, None))
-}
-
-/// [`compile_source`], checking every agent against the lock file and recording it there
-/// ([`super::lock`]).
-pub fn compile_source_locked(
-    file: FileId,
-    source: &str,
-    runtime: Option<&syn::Path>,
-    lock: &mut super::lock::Lock,
-) -> Result<Compiled, Vec<Diagnostic>> {
-    crate::stack::with_stack(|| compile_here(file, source, runtime, Some(lock)))
+    crate::stack::with_stack(|| compile_here(file, source, runtime))
 }
 
 fn compile_here(
     file: FileId,
     source: &str,
     runtime: Option<&syn::Path>,
-    lock: Option<&mut super::lock::Lock>,
 ) -> Result<Compiled, Vec<Diagnostic>> {
-    let (def, warnings) = prepare(file, source, runtime, lock)?;
+    let (def, warnings) = prepare(file, source, runtime, None)?;
     let mut code = TokenStream::new();
     generate(file, source, &def, |chunk| code.extend(chunk));
     Ok(Compiled {
@@ -80,7 +68,8 @@ fn compile_here(
 /// Parses, checks and generates a file straight into the text [`pretty`] makes of its code:
 /// each agent's code is printed as soon as it is generated, so a file of 100,000 agents never
 /// holds all their tokens at once (they take about twenty times the memory of their text). What
-/// the [`Builder`](super::Builder) writes: the generated file and the checker's warnings.
+/// the [`Builder`](super::Builder) writes: the generated file and the checker's warnings. With
+/// a `lock`, every agent is checked against the lock file and recorded there ([`super::lock`]).
 pub fn compile_to_text(
     file: FileId,
     source: &str,
@@ -299,6 +288,25 @@ mod tests {
         text.lines()
             .filter(|l| l.contains(" as __agent_rs_"))
             .collect()
+    }
+
+    #[test]
+    fn text_printed_agent_by_agent_is_the_text_of_the_whole_token_stream() {
+        // Several agents, a behaviour some run (its argument checks come first) and one no
+        // agent runs, so every chunk `generate` hands out is in the comparison.
+        let source = format!(
+            "{THERMOSTAT}\nbehavior Patrol {{ sequence {{ action look }} }}\n\
+             behavior Unused {{ action idle }}\n\
+             agent Guard {{ strategy behavior Patrol }}\n\
+             agent Clerk {{ actions file_it }}\n"
+        );
+        let origin = "agents/many.agent";
+        let whole = compile_source(FileId(0), &source, None).unwrap();
+        let expected = pretty(whole.code, origin);
+        let (text, warnings) = compile_to_text(FileId(0), &source, None, None, origin).unwrap();
+        assert_eq!(warnings, whole.warnings);
+        assert_eq!(text, expected);
+        assert!(text.contains("pub struct Clerk"), "{text}");
     }
 
     #[test]

@@ -820,17 +820,12 @@ fn grouped_rows<'a>(
     indexed: &[(u32, &'a RowDef)],
     named: impl Fn(&'a RowDef) -> Option<&'a crate::model::Spanned<syn::Path>>,
 ) -> impl Iterator<Item = (Vec<u32>, &'a crate::model::Spanned<syn::Path>)> {
-    let mut groups: Vec<(Vec<u32>, &crate::model::Spanned<syn::Path>)> = Vec::new();
-    let mut by_name: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    for (i, row) in indexed {
-        let Some(name) = named(row) else { continue };
-        match by_name.entry(path_text(&name.value)) {
-            std::collections::hash_map::Entry::Occupied(group) => groups[*group.get()].0.push(*i),
-            std::collections::hash_map::Entry::Vacant(slot) => {
-                slot.insert(groups.len());
-                groups.push((vec![*i], name));
-            }
-        }
-    }
-    groups.into_iter()
+    let named = indexed.iter().filter_map(|(i, row)| {
+        let name = named(row)?;
+        Some((path_text(&name.value), (*i, name)))
+    });
+    group_by_key(named).into_iter().map(|(_, rows)| {
+        let first = rows[0].1;
+        (rows.into_iter().map(|(i, _)| i).collect(), first)
+    })
 }
