@@ -111,12 +111,29 @@ pub trait FsmSpec: AgentSpec<Strategy = Fsm> {
 
     /// The rows of `(from, event)`, tried in declaration order against `agent`'s state and the
     /// event's parameters: the row that fires, by its index in declaration order.
+    #[inline]
     fn transition(
         agent: &Self,
         from: Self::State,
         event: Self::Event,
         params: &Value,
-    ) -> Step<Self::State>;
+    ) -> Step<Self::State> {
+        let mut holder = agent;
+        Self::transition_in(&mut holder, from, event, params, |_: &mut &Self, step| step)
+    }
+
+    /// [`transition`](FsmSpec::transition) against the state `holder` holds, handing the step
+    /// to `then` with the holder. Generated as one `match` whose every arm calls `then`: once
+    /// inlined, what follows a row (the move, its action) is compiled into that row's arm
+    /// with the step a constant, as a hand-written `match` would do the work in its arms,
+    /// instead of being decoded from the step after the `match`.
+    fn transition_in<H: Holds<Self>, F: StepThen<H, Self::State>>(
+        holder: &mut H,
+        from: Self::State,
+        event: Self::Event,
+        params: &Value,
+        then: F,
+    ) -> F::Out;
 
     /// The `after` row of `from`, fired by its timer (its guards see `null` parameters).
     fn timeout(agent: &Self, from: Self::State) -> Step<Self::State>;
@@ -271,6 +288,45 @@ pub trait FsmSpec: AgentSpec<Strategy = Fsm> {
     fn done(agent: &Self, state: Self::State) -> Step<Self::State> {
         let _ = (agent, state);
         Step::Invalid
+    }
+}
+
+/// What holds a machine's state while its rows are tried ([`FsmSpec::transition_in`]): the
+/// state itself (`&S`), or the agent, which the step's continuation then changes.
+pub trait Holds<S> {
+    /// The state the guards read.
+    fn held(&self) -> &S;
+}
+
+impl<S> Holds<S> for &S {
+    #[inline(always)]
+    fn held(&self) -> &S {
+        self
+    }
+}
+
+impl<S: AgentSpec> Holds<S> for Agent<S> {
+    #[inline(always)]
+    fn held(&self) -> &S {
+        self.state()
+    }
+}
+
+/// What [`FsmSpec::transition_in`] does with the step the rows chose: any
+/// `FnOnce(&mut H, Step<St>) -> Out`, or a type whose `then` is marked `#[inline(always)]`
+/// (a closure's body is inlined into each arm only if the optimizer finds it small).
+pub trait StepThen<H, St> {
+    /// What it returns.
+    type Out;
+    /// Takes `step`, with the holder of the state.
+    fn then(self, holder: &mut H, step: Step<St>) -> Self::Out;
+}
+
+impl<H, St, Out, F: FnOnce(&mut H, Step<St>) -> Out> StepThen<H, St> for F {
+    type Out = Out;
+    #[inline(always)]
+    fn then(self, holder: &mut H, step: Step<St>) -> Out {
+        self(holder, step)
     }
 }
 
@@ -888,13 +944,31 @@ fn fire<S: FsmSpec>(
         }
         return result;
     }
-    let step = S::transition(state, fsm.state, event, params);
-    if let Step::Fire(row, _) | Step::Stay(row) = step
-        && let Some(interrupt) = S::ask(row)
-    {
-        return fire_asking(agent, event, params, step, interrupt);
+    let from = fsm.state;
+    S::transition_in(agent, from, event, params, Take { event, params })
+}
+
+/// The typed command's continuation of the transition `match`: inlined into each arm, so
+/// every row's arm does its own work with its step a constant (a plain move is the move
+/// alone, a row's action a direct call) and a refusal returns from the `_` arm.
+struct Take<'p, E> {
+    event: E,
+    params: &'p Value,
+}
+
+impl<S: FsmSpec> StepThen<Agent<S>, S::State> for Take<'_, S::Event> {
+    type Out = Result<Directives, FsmError<S>>;
+
+    #[inline(always)]
+    fn then(self, agent: &mut Agent<S>, step: Step<S::State>) -> Self::Out {
+        let Take { event, params } = self;
+        if let Step::Fire(row, _) | Step::Stay(row) = step
+            && let Some(interrupt) = S::ask(row)
+        {
+            return fire_asking(agent, event, params, step, interrupt);
+        }
+        fire_step(agent, event, params, step)
     }
-    fire_step(agent, event, params, step)
 }
 
 /// [`fire_step`] for a row that raises an interrupt: the interrupt's payload is built after
