@@ -13,11 +13,14 @@ use super::model::{ChatMessage, LlmRequest, Role, ToolCall, ToolChoice, ToolSpec
 /// their own list); beyond that the oldest is rendered again when it comes back.
 const RENDERED_TOOL_LISTS: usize = 16;
 
+/// A tool list, whether it was rendered in strict mode, and its `tools` array.
+type Rendered = (Arc<[ToolSpec]>, bool, Arc<str>);
+
 /// Tool lists already rendered as the `tools` array, by the identity of their `Arc` (an
 /// agent type's list is built once and shared by all its requests).
 #[derive(Default)]
 pub(super) struct RenderedTools {
-    lists: Mutex<Vec<(Arc<[ToolSpec]>, bool, Arc<str>)>>,
+    lists: Mutex<Vec<Rendered>>,
 }
 
 impl RenderedTools {
