@@ -45,7 +45,6 @@ use crate::inspect::{MachineState, Progress, Shape, Transition};
 use crate::instruction::Instruction;
 use crate::interrupt::{
     INTERRUPT_SIGNAL, InterruptError, InterruptSpec, Interrupts, PendingInterrupt, RESUME_SIGNAL,
-    Resume,
 };
 use crate::route::{RouteSpec, RouteTarget, priority};
 use crate::signal::Signal;
@@ -557,13 +556,6 @@ struct Timer<St: FsmName> {
     generation: u64,
 }
 
-impl<S: FsmSpec> Command<S> for Resume {
-    type Output = Result<Vec<Directive>, AgentError>;
-    fn run(self, agent: &mut Agent<S>) -> Self::Output {
-        Fsm::resume(agent, &self.id, self.value)
-    }
-}
-
 impl Fsm {
     /// Answers pending interrupt `id` with `value` (what `agent.cmd(Resume { id, value })`
     /// and the [`RESUME_SIGNAL`] run): `value` must decode as the interrupt's resume type,
@@ -714,14 +706,7 @@ impl<S: FsmSpec> Strategy<S> for Fsm {
                     Err(error) => out.push(Directive::error(error, context)),
                 }
             } else if instruction.action == RESUME_SIGNAL {
-                let resumed = serde_json::from_value::<Resume>(instruction.params)
-                    .map_err(|e| AgentError::Interrupt {
-                        error: InterruptError::Malformed {
-                            error: e.to_string(),
-                        },
-                    })
-                    .and_then(|r| Self::resume(agent, &r.id, r.value));
-                match resumed {
+                match super::resume_instruction(agent, instruction.params) {
                     Ok(directives) => out.extend(directives),
                     Err(error) => out.push(Directive::error(error, context)),
                 }
@@ -839,6 +824,10 @@ impl<S: FsmSpec> Strategy<S> for Fsm {
         agent.strategy_state().interrupts.pending.clone()
     }
 
+    fn resume(agent: &mut Agent<S>, id: &str, value: Value) -> Result<Vec<Directive>, AgentError> {
+        Fsm::resume(agent, id, value)
+    }
+
     fn signal_routes() -> Vec<RouteSpec> {
         vec![
             RouteSpec {
@@ -846,11 +835,7 @@ impl<S: FsmSpec> Strategy<S> for Fsm {
                 target: RouteTarget::Custom(Cow::Borrowed(TIMEOUT_SIGNAL)),
                 priority: priority::STRATEGY,
             },
-            RouteSpec {
-                pattern: Cow::Borrowed(RESUME_SIGNAL),
-                target: RouteTarget::Custom(Cow::Borrowed(RESUME_SIGNAL)),
-                priority: priority::STRATEGY,
-            },
+            super::resume_route(),
             restart_route(),
         ]
     }

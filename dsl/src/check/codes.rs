@@ -159,6 +159,9 @@ codes! {
     /// type, a required one missing), or parameters that do not describe their fields. Found
     /// by rustc evaluating generated checks, not by `check`.
     TREE_ARGUMENT = "E0411", "action arguments do not fit the action's parameters";
+    /// Two `ask` leaves of one tree raising the same interrupt with other payload or answer
+    /// types: its answer is checked against one type.
+    TREE_ASK_TYPES = "E0412", "interrupt asked with different types";
 
     /// The same tool listed twice.
     DUPLICATE_TOOL = "E0501", "duplicate tool";

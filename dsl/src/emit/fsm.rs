@@ -562,7 +562,7 @@ fn interrupts(fsm: &FsmDef, rows: &[(u32, &RowDef)], krate: &TokenStream) -> Tok
         let i = u32::try_from(i).unwrap_or(u32::MAX);
         index.entry(interrupt.name.value.as_str()).or_insert(i);
     }
-    let text = |ty: &syn::Type| quote!(#ty).to_string().replace(' ', "");
+    let text = super::type_text;
     let specs = fsm.interrupts.iter().map(|interrupt| {
         let (name, payload, resume) = (
             &interrupt.name.value,
