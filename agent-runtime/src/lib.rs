@@ -26,6 +26,7 @@ pub mod http;
 pub mod inspect;
 pub mod instruction;
 pub mod interrupt;
+mod isolation;
 pub mod journal;
 pub mod params;
 pub mod plugin;

@@ -34,6 +34,8 @@ mod model;
 mod models;
 #[cfg(feature = "ai-http")]
 mod openai;
+#[cfg(feature = "ai-http")]
+mod openai_body;
 mod options;
 mod parse;
 pub mod plugins;
