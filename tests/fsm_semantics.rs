@@ -538,3 +538,68 @@ fn the_machine_is_on_the_generated_type_as_diagrams() {
     assert!(TicketState::DOT.starts_with("digraph Ticket {"));
     assert!(TicketState::DOT.contains("Rejected [shape=doublecircle, color=red];"));
 }
+
+/// The transition function (`FsmSpec::transition`, which parallel regions and tools call)
+/// and the typed command (which compiles each row's work into that row's arm of the same
+/// generated `match`) decide the same step in every state for every event.
+#[test]
+fn the_transition_function_and_the_command_agree_on_every_state_and_event() {
+    use stratagem::FsmSpec;
+    use stratagem::strategy::fsm::Step;
+
+    let at = |state: TicketState| {
+        let mut ticket = working();
+        match state {
+            TicketState::Open => ticket = owned(),
+            TicketState::Working => {}
+            TicketState::Closed => {
+                ticket
+                    .cmd(TicketEvent::Finish.with(json!({ "progress": 100 })))
+                    .unwrap();
+            }
+            TicketState::Rejected => {
+                ticket.cmd(TicketEvent::Reject).unwrap();
+            }
+        }
+        assert_eq!(ticket.fsm_state(), state);
+        ticket
+    };
+    for &state in TicketState::ALL {
+        for &event in TicketEvent::ALL {
+            // Parameters each guard and action can read (a guard holding and not), and one
+            // that a guard cannot read.
+            let all = [
+                json!(null),
+                by("ada"),
+                json!({ "progress": 100 }),
+                json!({ "progress": 5 }),
+                json!(7),
+            ];
+            for params in all {
+                let mut ticket = at(state);
+                let step = Ticket::transition(ticket.state(), state, event, &params);
+                let before = frozen(&ticket);
+                let result = ticket.cmd(event.with(params.clone()));
+                let moved_to = ticket.fsm_state();
+                let case = format!("{state} {event} {params}: {step:?} {result:?}");
+                match (step, result) {
+                    (Step::Fire(_, to), Ok(_)) => assert_eq!(moved_to, to, "{case}"),
+                    (Step::Stay(_), Ok(_)) => assert_eq!(moved_to, state, "{case}"),
+                    // The row's actions failed, or a guard could not read the parameters:
+                    // nothing changed.
+                    (
+                        Step::Fire(..) | Step::Stay(_) | Step::GuardFailed(_),
+                        Err(FsmError::Failed(_)),
+                    ) => {
+                        assert_eq!(frozen(&ticket), before, "{case}")
+                    }
+                    (Step::Rejected, Err(FsmError::GuardRejected { .. }))
+                    | (Step::Invalid, Err(FsmError::InvalidTransition { .. })) => {
+                        assert_eq!(frozen(&ticket), before, "{case}")
+                    }
+                    _ => panic!("the function and the command disagree: {case}"),
+                }
+            }
+        }
+    }
+}

@@ -51,8 +51,8 @@ impl Directives {
 
     /// The directives as a `Vec`, in order.
     #[inline]
-    pub fn into_vec(self) -> Vec<Directive> {
-        match self.0 {
+    pub fn into_vec(mut self) -> Vec<Directive> {
+        match self.0.take() {
             Some(list) => *list,
             None => Vec::new(),
         }
@@ -74,6 +74,24 @@ impl From<Vec<Directive>> for Directives {
             Directives(Some(Box::new(list)))
         }
     }
+}
+
+impl Drop for Directives {
+    /// A null test inline; freeing a list out of line, so that dropping a command's result
+    /// (most often empty, or a refusal) stays small enough to inline at the caller, in
+    /// registers, rather than be a call with the result written to memory for it.
+    #[inline]
+    fn drop(&mut self) {
+        if let Some(list) = self.0.take() {
+            free(list);
+        }
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn free(list: Box<Vec<Directive>>) {
+    drop(list);
 }
 
 impl From<Directives> for Vec<Directive> {
