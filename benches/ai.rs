@@ -10,7 +10,8 @@
 //! - (b) printed, not timed by criterion: 1,000 agents each run a 3-step ReAct request at once
 //!   against a loopback OpenAI-compatible HTTP server that answers every call after 50 ms.
 //!   The ideal wall time is 3 x 50 ms. The baseline is 1,000 tasks making the same three
-//!   HTTP calls in a row with the same client and no agents. Memory per running agent is the
+//!   HTTP calls in a row with the same client and no agents: the same two tools offered in
+//!   each request, the same tool functions run on each tool call. Memory per running agent is the
 //!   RSS growth while every agent waits for its first answer, over the RSS before they
 //!   started.
 //!
@@ -23,8 +24,8 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, Throughput};
 use serde_json::Value;
 use stratagem::ai::{
-    AiRunner, ChatMessage, LanguageModel, LlmReply, LlmRequest, ModelTable, OpenAiCompatible,
-    QUERY, ScriptedModel,
+    AiAgent, AiRunner, ChatMessage, LanguageModel, LlmReply, LlmRequest, ModelTable,
+    OpenAiCompatible, QUERY, ScriptedModel, ToolCall, ToolChoice,
 };
 use stratagem::prelude::*;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -84,21 +85,26 @@ async fn hand_written(model: &ScriptedModel, tickets: &mut Vec<String>) -> Strin
             response.tool_calls.clone(),
         ));
         for call in &response.tool_calls {
-            let result = match call.name.as_str() {
-                "lookup_order" => {
-                    let id = call.arguments["id"].as_u64().unwrap_or(0);
-                    json!({"id": id, "status": "late"})
-                }
-                _ => {
-                    let subject = call.arguments["subject"].as_str().unwrap_or("").to_string();
-                    tickets.push(subject);
-                    json!({"ticket": tickets.len()})
-                }
-            };
+            let result = run_tool(call, tickets);
             messages.push(ChatMessage::tool(call.id.clone(), result.to_string()));
         }
     }
     String::new()
+}
+
+/// The two tools as a programmer would write them without the framework.
+fn run_tool(call: &ToolCall, tickets: &mut Vec<String>) -> Value {
+    match call.name.as_str() {
+        "lookup_order" => {
+            let id = call.arguments["id"].as_u64().unwrap_or(0);
+            json!({"id": id, "status": "late"})
+        }
+        _ => {
+            let subject = call.arguments["subject"].as_str().unwrap_or("").to_string();
+            tickets.push(subject);
+            json!({"ticket": tickets.len()})
+        }
+    }
 }
 
 fn step_benches(c: &mut Criterion, rt: &tokio::runtime::Runtime) {
@@ -314,23 +320,30 @@ async fn run_agents(
     (wall, running as f64 / n as f64, servers)
 }
 
-/// The same traffic without agents: three calls in a row per task.
+/// The same traffic without agents: three calls in a row per task, each offering the same
+/// two tools (a model can only call tools it is shown), the tools run as plain functions.
 async fn run_raw(provider: &OpenAiCompatible, n: usize) -> Duration {
+    let tools = <Desk as AiAgent>::tool_specs();
     let start = Instant::now();
     let tasks: Vec<_> = (0..n)
         .map(|_| {
             let provider = provider.clone();
+            let tools = tools.clone();
             tokio::spawn(async move {
+                let mut tickets = Vec::new();
                 let mut messages = vec![ChatMessage::user("Where is order 42?")];
                 for _ in 0..3 {
-                    let request = LlmRequest::new("bench-model", messages.clone());
+                    let mut request = LlmRequest::new("bench-model", messages.clone());
+                    request.tools = tools.clone();
+                    request.tool_choice = ToolChoice::Auto;
                     let response = provider.generate(request).await.unwrap();
                     messages.push(ChatMessage::assistant(
                         response.text.clone(),
                         response.tool_calls.clone(),
                     ));
                     for call in &response.tool_calls {
-                        messages.push(ChatMessage::tool(call.id.clone(), "{\"ok\":true}"));
+                        let result = run_tool(call, &mut tickets);
+                        messages.push(ChatMessage::tool(call.id.clone(), result.to_string()));
                     }
                 }
             })

@@ -4,7 +4,6 @@ use std::any::{Any, TypeId};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{OnceLock, RwLock};
 
 use futures::future::BoxFuture;
@@ -196,36 +195,7 @@ fn strategy_cmd<S: AgentSpec>(
     if <S::Strategy as Strategy<S>>::CATCHES_PANICS {
         S::Strategy::cmd(agent, instructions)
     } else {
-        isolated(agent, "cmd", |agent| S::Strategy::cmd(agent, instructions))
-    }
-}
-
-/// Runs a strategy call on the agent with a copy kept: if it panics, the copy is put back and
-/// the panic is one `StrategyPanicked` error.
-#[cold]
-fn isolated<S: AgentSpec>(
-    agent: &mut Agent<S>,
-    call: &str,
-    f: impl FnOnce(&mut Agent<S>) -> Vec<Directive>,
-) -> Vec<Directive> {
-    let backup = agent.clone();
-    match catch_unwind(AssertUnwindSafe(|| f(agent))) {
-        Ok(directives) => directives,
-        Err(payload) => {
-            *agent = backup;
-            let error = match payload.downcast::<crate::ai::HookPanic>() {
-                // A step hook broke, not the strategy: name the hook.
-                Ok(hook) => AgentError::Hook {
-                    hook: hook.hook.to_string(),
-                    error: hook.error,
-                },
-                Err(payload) => AgentError::StrategyPanicked {
-                    strategy: std::any::type_name::<S::Strategy>().to_string(),
-                    error: ActionError::panicked(call, payload.as_ref()),
-                },
-            };
-            vec![Directive::error(error, ErrorContext::Strategy)]
-        }
+        crate::isolation::isolated(agent, "cmd", |agent| S::Strategy::cmd(agent, instructions))
     }
 }
 
@@ -355,7 +325,7 @@ impl<S: AgentSpec> Agent<S> {
         if <S::Strategy as Strategy<S>>::CATCHES_PANICS {
             S::Strategy::tick(self)
         } else {
-            isolated(self, "tick", S::Strategy::tick)
+            crate::isolation::isolated(self, "tick", S::Strategy::tick)
         }
     }
 

@@ -122,6 +122,15 @@ pub struct Resume {
     pub value: Value,
 }
 
+/// `agent.cmd(Resume { id, value })` answers pending interrupt `id` through the agent's
+/// strategy ([`Strategy::resume`](crate::Strategy::resume)).
+impl<S: crate::AgentSpec> crate::Command<S> for Resume {
+    type Output = Result<Vec<crate::Directive>, crate::AgentError>;
+    fn run(self, agent: &mut crate::Agent<S>) -> Self::Output {
+        <S::Strategy as crate::Strategy<S>>::resume(agent, &self.id, self.value)
+    }
+}
+
 /// Why `resume(id, value)` was refused; the agent is unchanged and the interrupt (if any)
 /// still pending.
 #[derive(Debug, Clone, PartialEq, thiserror::Error, Serialize, Deserialize)]

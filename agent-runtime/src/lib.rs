@@ -26,6 +26,7 @@ pub mod http;
 pub mod inspect;
 pub mod instruction;
 pub mod interrupt;
+mod isolation;
 pub mod journal;
 pub mod params;
 pub mod plugin;
@@ -155,6 +156,36 @@ pub mod __private {
         fn check(name: &str, value: &serde_json::Value) -> Result<(), crate::ActionError> {
             crate::action::decode_params_ref::<T>(name, value).map(drop)
         }
+    }
+
+    /// What the action of an `ask` leaf needs of its parameter type: to be the answer type.
+    #[diagnostic::on_unimplemented(
+        message = "the action of an `ask` leaf takes `{Self}`, not its answer `{T}`",
+        label = "runs with the person's answer, a `{T}`, as its parameters",
+        note = "give the action a parameter of type `{T}`, or declare the answer as `-> {Self}`"
+    )]
+    pub trait IsAnswer<T> {}
+
+    #[diagnostic::do_not_recommend]
+    impl<T> IsAnswer<T> for T {}
+
+    /// What the action of an `ask` leaf needs: to run inside the tick.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot be the action of an `ask` leaf",
+        label = "runs inside the tick that takes the answer",
+        note = "an `ask` leaf runs a synchronous `#[action]` (not an `async fn`)"
+    )]
+    pub trait AnswerAction<S> {}
+
+    #[diagnostic::do_not_recommend]
+    impl<S, A: crate::action::SyncAction<S>> AnswerAction<S> for A {}
+
+    /// Names the action `A` of an `ask` leaf whose answer type is `R`.
+    pub const fn answer_action<S, R, A>()
+    where
+        A: AnswerAction<S> + crate::Action<S>,
+        <A as crate::Action<S>>::Params: IsAnswer<R>,
+    {
     }
 
     /// Builds interrupt `name`'s payload `P` from `state` (a panic is an error).

@@ -156,6 +156,21 @@ impl RoutePattern {
         // Iterative glob matching over segments: `*` is a one-segment wildcard, `**` a
         // zero-or-more one; on a mismatch we backtrack to the last `**` and let it eat one more.
         let pat = &self.segments;
+        if !pat.contains(&Segment::Many) {
+            // Nothing to backtrack to: one pass, segment against segment, no allocation.
+            if signal_type.is_empty() {
+                return pat.is_empty();
+            }
+            let mut text = signal_type.split('.');
+            for segment in pat {
+                match (segment, text.next()) {
+                    (Segment::One, Some(_)) => {}
+                    (Segment::Literal(lit), Some(t)) if lit == t => {}
+                    _ => return false,
+                }
+            }
+            return text.next().is_none();
+        }
         let text: Vec<&str> = if signal_type.is_empty() {
             Vec::new()
         } else {

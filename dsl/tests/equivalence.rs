@@ -388,3 +388,78 @@ fn parallel_regions_build_the_same_model_and_code_in_both_front_ends() {
     let after = syntax::parse(FileId(0), &formatted).unwrap().agents;
     assert_eq!(after.len(), 1);
 }
+
+const ASKING_TREE: &str = r#"
+agent Shipment {
+    strategy behavior {
+        sequence {
+            action pack
+            parallel(success = 2) {
+                ask approval(review::Manifest) -> Verdict do record_approval
+                ask customs(review::Manifest) -> Verdict do record_customs
+            }
+        }
+    }
+}
+"#;
+
+#[test]
+fn ask_leaves_build_the_same_model_and_code_in_both_front_ends() {
+    let mut file = syntax::parse(FileId(0), ASKING_TREE)
+        .expect("the file parses")
+        .agents
+        .remove(0);
+    let attr = quote! {
+        strategy = BehaviorTree,
+        tree = {
+            sequence {
+                action pack
+                parallel(success = 2) {
+                    ask approval(review::Manifest) -> Verdict do record_approval
+                    ask customs(review::Manifest) -> Verdict do record_customs
+                }
+            }
+        },
+    };
+    let item: syn::Item = syn::parse_quote! { struct Shipment; };
+    let from_macro = tokens::agent(attr, &item).expect("the macro input parses");
+    file.state = StateDef::External;
+    assert_eq!(file, from_macro);
+    check::agent(&from_macro).expect("the tree checks");
+    let code = emit::agent(&from_macro).to_string();
+    assert_eq!(emit::agent(&file).to_string(), code);
+    for expected in ["bt :: Ask ::", "fn check_answer", "\"review::Manifest\""] {
+        assert!(code.contains(expected), "{expected} in {code}");
+    }
+    // The formatter keeps the leaf on one line, its types compact.
+    let formatted = syntax::format::format(FileId(0), ASKING_TREE).unwrap();
+    assert!(
+        formatted.contains(
+            "                ask approval(review::Manifest) -> Verdict do record_approval\n"
+        ),
+        "{formatted}"
+    );
+}
+
+#[test]
+fn approvals_build_the_same_model_and_code_in_both_front_ends() {
+    let text = "agent Refunds { strategy react { tools lookup, refund approve refund } }";
+    let mut file = syntax::parse(FileId(0), text)
+        .expect("the file parses")
+        .agents
+        .remove(0);
+    let attr = quote! { strategy = React, tools = [lookup, refund], approve = [refund] };
+    let item: syn::Item = syn::parse_quote! { struct Refunds; };
+    let from_macro = tokens::agent(attr, &item).expect("the macro input parses");
+    file.state = StateDef::External;
+    assert_eq!(file, from_macro);
+    check::agent(&from_macro).expect("the approvals check");
+    let code = emit::agent(&from_macro).to_string();
+    assert_eq!(emit::agent(&file).to_string(), code);
+    assert!(code.contains("approve : & [\"refund\"]"), "{code}");
+    let formatted = syntax::format::format(FileId(0), text).unwrap();
+    assert!(
+        formatted.contains("        approve refund\n"),
+        "{formatted}"
+    );
+}

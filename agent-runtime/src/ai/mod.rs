@@ -22,6 +22,7 @@
 
 mod adaptive;
 mod aot;
+mod approval;
 mod ask;
 mod cassette;
 mod event_stream;
@@ -33,6 +34,8 @@ mod model;
 mod models;
 #[cfg(feature = "ai-http")]
 mod openai;
+#[cfg(feature = "ai-http")]
+mod openai_body;
 mod options;
 mod parse;
 pub mod plugins;
@@ -58,6 +61,7 @@ mod tests;
 
 pub use adaptive::{AdaptiveChoice, Complexity, choose as choose_strategy};
 pub use aot::{AOT_PROMPT, algorithm_of_thoughts};
+pub use approval::{Approval, ToolApproval};
 pub use ask::{AiAnswer, AiRunner, AskError};
 pub use cassette::{Cassette, CassetteError, CassetteRecorder, Interaction, RecordedReply};
 pub use event_stream::{EventStreamError, EventStreamLimits, EventStreamParser, ServerSentEvent};

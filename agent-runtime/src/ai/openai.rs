@@ -17,9 +17,10 @@ use serde_json::{Value, json};
 
 use super::event_stream::{EventStreamLimits, EventStreamParser, ServerSentEvent};
 use super::model::{
-    ChatMessage, EmbeddingRequest, Embeddings, FinishReason, LanguageModel, LlmDelta, LlmError,
-    LlmErrorKind, LlmRequest, LlmResponse, Role, ToolCall, ToolChoice, Usage, parse_arguments,
+    EmbeddingRequest, Embeddings, FinishReason, LanguageModel, LlmDelta, LlmError, LlmErrorKind,
+    LlmRequest, LlmResponse, ToolCall, Usage, parse_arguments,
 };
+use super::openai_body::{RenderedTools, chat_body};
 use super::retry_wait::{random_draw, server_asked, wait_before_retry};
 use crate::instruction::ExecOptions;
 
@@ -51,6 +52,8 @@ struct Inner {
     /// `response_format` as `json_schema` (else `json_object`).
     structured_outputs: bool,
     stream_limits: EventStreamLimits,
+    /// Tool lists already rendered for request bodies.
+    rendered_tools: RenderedTools,
 }
 
 /// An API key and the variable it came from (only the variable's name is ever shown).
@@ -94,6 +97,7 @@ impl OpenAiCompatible {
                 strict_tools: false,
                 structured_outputs: true,
                 stream_limits: EventStreamLimits::DEFAULT,
+                rendered_tools: RenderedTools::default(),
             }),
         }
     }
@@ -119,6 +123,7 @@ impl OpenAiCompatible {
             strict_tools: shared.strict_tools,
             structured_outputs: shared.structured_outputs,
             stream_limits: shared.stream_limits,
+            rendered_tools: RenderedTools::default(),
         });
         f(&mut inner);
         OpenAiCompatible {
@@ -191,22 +196,24 @@ impl OpenAiCompatible {
 
 impl Inner {
     /// The JSON body of a chat completion request.
-    fn body(&self, request: &LlmRequest, stream: bool) -> Value {
-        let mut body = request_body(request, stream, self.strict_tools);
-        if !self.structured_outputs && body.get("response_format").is_some() {
-            body["response_format"] = json!({"type": "json_object"});
-        }
-        body
+    fn body(&self, request: &LlmRequest, stream: bool) -> Vec<u8> {
+        chat_body(
+            request,
+            stream,
+            self.strict_tools,
+            self.structured_outputs,
+            &self.rendered_tools,
+        )
     }
 
     /// Sends the request and returns a response with a success status, retrying what may
     /// succeed on another attempt.
-    async fn send(&self, body: &Value) -> Result<reqwest::Response, LlmError> {
+    async fn send(&self, body: &[u8]) -> Result<reqwest::Response, LlmError> {
         self.send_to(&self.url, body).await
     }
 
     /// [`send`](Inner::send) to another endpoint of the same server.
-    async fn send_to(&self, url: &str, body: &Value) -> Result<reqwest::Response, LlmError> {
+    async fn send_to(&self, url: &str, body: &[u8]) -> Result<reqwest::Response, LlmError> {
         let mut attempt = 0u32;
         loop {
             attempt += 1;
@@ -214,7 +221,7 @@ impl Inner {
                 .client
                 .post(url)
                 .header(reqwest::header::CONTENT_TYPE, "application/json")
-                .body(body.to_string());
+                .body(body.to_vec());
             if let Some(key) = &self.key {
                 request = request.bearer_auth(&key.value);
             }
@@ -319,85 +326,6 @@ fn api_message(body: &str) -> Option<String> {
             .map(str::to_string)
     });
     Some(from_json.unwrap_or_else(|| body.chars().take(200).collect()))
-}
-
-/// The request as OpenAI's chat completions expect it.
-pub(crate) fn request_body(request: &LlmRequest, stream: bool, strict_tools: bool) -> Value {
-    let messages: Vec<Value> = request.messages.iter().map(message_json).collect();
-    let mut body = json!({ "model": request.model, "messages": messages });
-    if !request.tools.is_empty() {
-        body["tools"] = request
-            .tools
-            .iter()
-            .map(|t| {
-                let parameters = super::provider_schema(&t.parameters, strict_tools);
-                let mut function = json!({
-                    "name": t.name, "description": t.description, "parameters": parameters,
-                });
-                if strict_tools {
-                    function["strict"] = Value::Bool(true);
-                }
-                json!({"type": "function", "function": function})
-            })
-            .collect();
-        body["tool_choice"] = match &request.tool_choice {
-            ToolChoice::Auto => json!("auto"),
-            ToolChoice::None => json!("none"),
-            ToolChoice::Required => json!("required"),
-            ToolChoice::Tool(name) => json!({"type": "function", "function": {"name": name}}),
-        };
-    }
-    if let Some(t) = request.temperature {
-        body["temperature"] = json!(t);
-    }
-    if let Some(n) = request.max_tokens {
-        body["max_tokens"] = json!(n);
-    }
-    if let Some(format) = &request.response_format {
-        body["response_format"] = json!({
-            "type": "json_schema",
-            "json_schema": {
-                "name": format.name,
-                "schema": super::provider_schema(&format.schema, strict_tools),
-                "strict": strict_tools,
-            },
-        });
-    }
-    if stream {
-        body["stream"] = json!(true);
-        body["stream_options"] = json!({"include_usage": true});
-    }
-    body
-}
-
-fn message_json(message: &ChatMessage) -> Value {
-    let role = match message.role {
-        Role::System => "system",
-        Role::User => "user",
-        Role::Assistant => "assistant",
-        Role::Tool => "tool",
-    };
-    let mut out = json!({ "role": role, "content": message.content });
-    if !message.tool_calls.is_empty() {
-        if message.content.is_empty() {
-            out["content"] = Value::Null;
-        }
-        out["tool_calls"] = message
-            .tool_calls
-            .iter()
-            .map(|c| {
-                let arguments = match &c.arguments {
-                    Value::String(raw) => raw.clone(),
-                    other => other.to_string(),
-                };
-                json!({"id": c.id, "type": "function", "function": {"name": c.name, "arguments": arguments}})
-            })
-            .collect();
-    }
-    if let Some(id) = &message.tool_call_id {
-        out["tool_call_id"] = json!(id);
-    }
-    out
 }
 
 fn malformed(what: impl fmt::Display) -> LlmError {
@@ -743,9 +671,9 @@ impl LanguageModel for OpenAiCompatible {
     fn embed(&self, request: EmbeddingRequest) -> BoxFuture<'static, Result<Embeddings, LlmError>> {
         let inner = self.inner.clone();
         Box::pin(async move {
-            let body = json!({"model": request.model, "input": request.inputs});
+            let body = json!({"model": request.model, "input": request.inputs}).to_string();
             let url = inner.embeddings_url.clone();
-            let response = inner.send_to(&url, &body).await?;
+            let response = inner.send_to(&url, body.as_bytes()).await?;
             let text = match tokio::time::timeout(inner.retry.timeout, response.text()).await {
                 Err(_) => {
                     return Err(LlmError::new(

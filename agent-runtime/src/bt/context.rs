@@ -8,6 +8,8 @@ use serde::{Deserialize, Serialize};
 use super::{Status, TickRecord};
 use crate::directive::Directive;
 use crate::instruction::Instruction;
+use crate::interrupt::{INTERRUPT_SIGNAL, InterruptSpec, Interrupts, Resume};
+use crate::signal::Signal;
 
 /// The context of one tick: the blackboard (the agent's typed state), the time the tick was
 /// taken at, where directives go, and the results of async actions that came back.
@@ -26,6 +28,8 @@ pub struct Ctx<'a, S> {
     // The visiting-order index of the node ticking now (`usize::MAX` before the root).
     current: usize,
     record: Option<&'a mut TickRecord>,
+    // The id of the agent ticking the tree: interrupt ids start with it.
+    agent_id: &'a str,
 }
 
 impl<'a, S> Ctx<'a, S> {
@@ -45,6 +49,7 @@ impl<'a, S> Ctx<'a, S> {
             observed: crate::trace::on!(TRACE),
             current: usize::MAX,
             record: None,
+            agent_id: "",
         }
     }
 
@@ -65,6 +70,7 @@ impl<'a, S> Ctx<'a, S> {
             observed: crate::trace::on!(TRACE),
             current: usize::MAX,
             record: None,
+            agent_id: "",
         }
     }
 
@@ -72,6 +78,12 @@ impl<'a, S> Ctx<'a, S> {
     pub fn recording(mut self, record: &'a mut TickRecord) -> Self {
         self.observed = true;
         self.record = Some(record);
+        self
+    }
+
+    /// Ticks for agent `agent_id`: the ids of the interrupts `ask` leaves raise start with it.
+    pub fn for_agent(mut self, agent_id: &'a str) -> Self {
+        self.agent_id = agent_id;
         self
     }
 
@@ -153,7 +165,8 @@ impl<'a, S> Ctx<'a, S> {
     }
 }
 
-/// Completions of async actions waiting for their leaf, and the id counter for new ones.
+/// Completions of async actions waiting for their leaf, the id counter for new ones, and the
+/// interrupts `ask` leaves raised.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Inbox {
     /// Completed instructions not yet taken by their leaf.
@@ -162,6 +175,47 @@ pub struct Inbox {
     /// The last instruction id handed out.
     #[serde(default)]
     pub next_id: u64,
+    /// The interrupts raised by `ask` leaves and those still waiting for an answer.
+    #[serde(default, skip_serializing_if = "Interrupts::is_empty")]
+    pub interrupts: Interrupts,
+    /// Answers accepted by `resume` and not yet taken by their leaf (only between the
+    /// answer and the tick it triggers: never in a checkpoint).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub answers: Vec<Resume>,
+}
+
+impl<S> Ctx<'_, S> {
+    /// Raises interrupt `spec` with `payload` for an `ask` leaf: records it as pending and
+    /// emits its [`Directive::Interrupt`]. Returns its id.
+    pub fn raise_interrupt(&mut self, spec: &InterruptSpec, payload: serde_json::Value) -> String {
+        let pending = self.inbox.interrupts.raise(self.agent_id, spec, payload);
+        tracing::debug!(
+            target: "stratagem::tree",
+            id = self.agent_id,
+            interrupt = %pending.id,
+            "interrupt raised"
+        );
+        let id = pending.id.clone();
+        let data = serde_json::to_value(&pending).unwrap_or(serde_json::Value::Null);
+        self.out.push(Directive::Interrupt(Signal::with_id(
+            pending.id,
+            INTERRUPT_SIGNAL,
+            data,
+        )));
+        id
+    }
+
+    /// Takes the answer to interrupt `id`, if `resume` delivered it.
+    pub fn take_answer(&mut self, id: &str) -> Option<serde_json::Value> {
+        let pos = self.inbox.answers.iter().position(|a| a.id == id)?;
+        Some(self.inbox.answers.remove(pos).value)
+    }
+
+    /// Withdraws pending interrupt `id` (its `ask` leaf was halted): an answer to it is then
+    /// refused as already answered.
+    pub fn withdraw_interrupt(&mut self, id: &str) {
+        self.inbox.interrupts.pending.retain(|p| p.id != id);
+    }
 }
 
 impl Inbox {

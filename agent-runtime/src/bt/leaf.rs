@@ -269,7 +269,7 @@ where
 /// boundary: a plain failure (a tree status, not an error to report) is `Err(None)` and costs no
 /// allocation; an error to report is boxed.
 #[inline]
-fn run_draft<S, F>(
+pub(super) fn run_draft<S, F>(
     name: &str,
     writes: bool,
     state: &mut S,

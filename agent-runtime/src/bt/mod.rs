@@ -31,6 +31,7 @@
 
 pub(crate) mod arg_check;
 mod args;
+mod ask;
 mod children;
 mod clock;
 mod composite;
@@ -50,6 +51,7 @@ use serde::{Deserialize, Serialize};
 
 pub use arg_check::{ArgType, ParamField, Params};
 pub use args::{Arg, Args};
+pub use ask::{Ask, AskState};
 pub use children::{Children, Join, Slot};
 pub use clock::{Clock, HostClock, ManualClock};
 pub use composite::{
@@ -250,6 +252,16 @@ pub trait Behavior<S> {
         let _ = name;
         None
     }
+
+    /// Whether `value` is an answer of the type the tree's `ask interrupt` leaves expect:
+    /// `None` when no leaf asks `interrupt`. `bt!` generates it.
+    fn check_answer(
+        interrupt: &str,
+        value: &serde_json::Value,
+    ) -> Option<Result<(), crate::error::ActionError>> {
+        let _ = (interrupt, value);
+        None
+    }
 }
 
 /// Halts `node` if it is running: the one way the engine halts a child, so a node that is not
@@ -315,6 +327,8 @@ pub enum NodeKind<'a> {
     Wait(Duration),
     /// `subtree Name`
     Subtree(&'a str),
+    /// `ask name`: waits for a person's answer to interrupt `name`.
+    Ask(&'a str),
     /// A node defined outside this crate.
     Custom(&'a str),
 }
@@ -341,6 +355,7 @@ impl fmt::Display for NodeKind<'_> {
             NodeKind::Condition(name) => write!(f, "condition {name}"),
             NodeKind::Wait(d) => write!(f, "wait({})", DisplayDuration(*d)),
             NodeKind::Subtree(name) => write!(f, "subtree {name}"),
+            NodeKind::Ask(name) => write!(f, "ask {name}"),
             NodeKind::Custom(name) => f.write_str(name),
         }
     }

@@ -87,7 +87,24 @@ impl<T: NodeState> TreeRun<T> {
     where
         N: Node<S, State = T>,
     {
-        let mut ctx = Ctx::with_clock(state, clock, out, &mut self.inbox);
+        self.tick_for_agent("", tree, state, clock, out)
+    }
+
+    /// [`tick_with_clock`](Self::tick_with_clock) for agent `agent_id`: the interrupts its
+    /// `ask` leaves raise have ids `<agent_id>/<interrupt>/<n>`.
+    #[inline]
+    pub fn tick_for_agent<S, N>(
+        &mut self,
+        agent_id: &str,
+        tree: &N,
+        state: &mut S,
+        clock: fn() -> Duration,
+        out: &mut Vec<Directive>,
+    ) -> Status
+    where
+        N: Node<S, State = T>,
+    {
+        let mut ctx = Ctx::with_clock(state, clock, out, &mut self.inbox).for_agent(agent_id);
         if let Some(record) = &mut self.recording {
             record.start_tick(self.ticks + 1);
             ctx = ctx.recording(record);
@@ -100,6 +117,10 @@ impl<T: NodeState> TreeRun<T> {
     fn finish_tick(&mut self, status: Status) -> Status {
         // A completion no leaf took during the tick belongs to a halted leaf: it is stale.
         self.inbox.completions.clear();
+        // So is an answer: its leaf was halted before it could take it.
+        if !self.inbox.answers.is_empty() {
+            self.inbox.answers.clear();
+        }
         self.ticks += 1;
         self.status = Some(status);
         status
@@ -156,6 +177,25 @@ impl<T: NodeState> TreeRun<T> {
         }
         self.inbox.completions.push(completion);
         true
+    }
+
+    /// Hands the answer to pending interrupt `id` to the tree (no longer pending); its `ask`
+    /// leaf takes it on the next tick. An unknown or already answered id is refused and
+    /// nothing changes. The caller checks the value's type first.
+    pub fn answer(
+        &mut self,
+        agent: &str,
+        agent_id: &str,
+        id: &str,
+        value: serde_json::Value,
+    ) -> Result<(), crate::interrupt::InterruptError> {
+        let at = self.inbox.interrupts.find(agent, agent_id, id)?;
+        let pending = self.inbox.interrupts.pending.remove(at);
+        self.inbox.answers.push(crate::interrupt::Resume {
+            id: pending.id,
+            value,
+        });
+        Ok(())
     }
 
     /// The tree as indented lines, running nodes marked with `*`:

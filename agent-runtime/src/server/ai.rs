@@ -167,11 +167,12 @@ impl Core {
         let tx = self.self_tx.clone();
         let shared = self.shared.clone();
         let source = self.source();
-        let of = call.clone();
+        // The task's own copy of the request; the call (kept for checkpoints) keeps the other.
+        let (call_id, request_id) = (call.call_id.clone(), call.request_id.clone());
+        let mut request = call.request.clone();
         let task = tokio::spawn(async move {
             let answer = async {
                 let (provider, model) = resolved.map_err(LlmError::from)?;
-                let mut request = of.request.clone();
                 request.model = model;
                 let watched = shared
                     .events
@@ -185,9 +186,9 @@ impl Core {
                     seq += 1;
                     if let Some(events) = shared.events.get() {
                         let signal = Signal::with_id(
-                            format!("{}/delta/{seq}", of.call_id),
+                            format!("{call_id}/delta/{seq}"),
                             LLM_DELTA,
-                            json!({"request_id": of.request_id, "call_id": of.call_id, "delta": delta}),
+                            json!({"request_id": request_id, "call_id": call_id, "delta": delta}),
                         )
                         .with_source(source.clone());
                         // Nobody left watching is not an error.
@@ -204,7 +205,7 @@ impl Core {
                 span.record(semconv::OUTPUT_MESSAGES, answer.to_string().as_str());
             }
             if let Some(tx) = tx.upgrade() {
-                let reply = LlmReply::new(of.call_id.clone(), result);
+                let reply = LlmReply::new(call_id, result);
                 let outcome = LlmOutcome { run, reply };
                 let _ = tx.send(Message::internal(Internal::Llm(outcome)));
             }

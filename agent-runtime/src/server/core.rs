@@ -554,9 +554,26 @@ fn guarded(
     call: impl FnOnce(&mut dyn DynAgent) -> Vec<Directive>,
 ) -> Vec<Directive> {
     let backup = isolate.then(|| agent.clone_box());
-    match catch_unwind(AssertUnwindSafe(|| call(&mut **agent))) {
+    let run = AssertUnwindSafe(|| call(&mut **agent));
+    // With the server's copy the agent takes none of its own (one copy per call).
+    let result = if isolate {
+        catch_unwind(|| crate::isolation::with_host_copy(run))
+    } else {
+        catch_unwind(run)
+    };
+    match result {
         Ok(directives) => directives,
         Err(payload) => {
+            let payload = match payload.downcast::<crate::isolation::StrategyPanic>() {
+                // The strategy's own panic, typed by the agent: reported as `cmd` would.
+                Ok(typed) => {
+                    if let Some(backup) = backup {
+                        *agent = backup;
+                    }
+                    return vec![Directive::error(typed.0, ErrorContext::Strategy)];
+                }
+                Err(payload) => payload,
+            };
             let panic = ActionError::panicked(what, payload.as_ref());
             let effect = match backup {
                 Some(backup) => {

@@ -8,6 +8,7 @@ use serde_json::json;
 
 use super::{
     Dispatch, RESTART_SIGNAL, Strategy, complete_action, dispatch_action_of, restart_route,
+    resume_instruction, resume_route,
 };
 use crate::agent::{Agent, AgentSpec};
 use crate::bt::{Clock, HostClock, Node, NodeState, Status as TreeStatus, TreeRun, TreeVisitor};
@@ -15,6 +16,7 @@ use crate::directive::Directive;
 use crate::error::{AgentError, ErrorContext};
 use crate::inspect::{Progress, Shape, TreeNode};
 use crate::instruction::Instruction;
+use crate::interrupt::{InterruptError, PendingInterrupt, RESUME_SIGNAL};
 use crate::route::RouteSpec;
 use crate::snapshot::{Snapshot, Status};
 use crate::trace;
@@ -33,6 +35,17 @@ pub trait TreeAgent: AgentSpec {
     /// actions a tree starts through it, so they need not be listed in `actions`.
     fn tree_action(name: &str) -> Option<&'static crate::action::ActionEntry<Self>> {
         let _ = name;
+        None
+    }
+
+    /// Whether `value` is an answer of the type the tree's `ask interrupt` leaves expect
+    /// (generated): `None` when no leaf asks `interrupt`. `resume` checks an answer with it
+    /// before the tree sees it.
+    fn check_answer(
+        interrupt: &str,
+        value: &serde_json::Value,
+    ) -> Option<Result<(), crate::error::ActionError>> {
+        let _ = (interrupt, value);
         None
     }
 
@@ -70,6 +83,7 @@ pub struct BehaviorTreeState<T> {
 }
 
 struct Tick<'a, S, T> {
+    agent_id: &'a str,
     run: &'a mut TreeRun<T>,
     state: &'a mut S,
     clock: fn() -> Duration,
@@ -84,7 +98,7 @@ impl<S, T: NodeState> TreeVisitor<S, T> for Tick<'_, S, T> {
     #[inline(always)]
     fn visit<N: Node<S, State = T>>(self, tree: &N) -> TreeStatus {
         self.run
-            .tick_with_clock(tree, self.state, self.clock, self.out)
+            .tick_for_agent(self.agent_id, tree, self.state, self.clock, self.out)
     }
 }
 
@@ -168,6 +182,13 @@ where
                 completed = false;
                 continue;
             }
+            if instruction.action == RESUME_SIGNAL && !instruction.is_completion() {
+                match resume_instruction(agent, instruction.params) {
+                    Ok(directives) => out.extend(directives),
+                    Err(error) => out.push(Directive::error(error, context)),
+                }
+                continue;
+            }
             let (agent_id, state, bt) = agent.parts_with_id();
             if instruction.is_completion() {
                 if let Some(pos) = bt.in_flight.iter().position(|id| *id == instruction.id) {
@@ -215,6 +236,7 @@ where
         let span = trace::on!(DEBUG).then(|| trace::tree_span(S::NAME, agent_id));
         let _entered = span.as_ref().map(tracing::Span::enter);
         S::with_tree(Tick {
+            agent_id,
             run: &mut bt.run,
             state,
             clock: S::now,
@@ -234,9 +256,12 @@ where
             now: S::now(),
         });
         let next_id = bt.run.inbox.next_id;
+        // Halting withdrew the pending interrupts; the count goes on, so ids never repeat.
+        let interrupts = std::mem::take(&mut bt.run.inbox.interrupts);
         let recording = bt.run.last_statuses().is_some();
         bt.run = TreeRun::default();
         bt.run.inbox.next_id = next_id;
+        bt.run.inbox.interrupts = interrupts;
         if recording {
             S::with_tree(Record(&mut bt.run));
         }
@@ -244,7 +269,50 @@ where
     }
 
     fn signal_routes() -> Vec<RouteSpec> {
-        vec![restart_route()]
+        vec![resume_route(), restart_route()]
+    }
+
+    fn interrupts(agent: &Agent<S>) -> Vec<PendingInterrupt> {
+        agent.strategy_state().run.inbox.interrupts.pending.clone()
+    }
+
+    /// Checks the answer against the type the `ask` leaf declared, hands it to the tree and
+    /// ticks it, so the leaf runs its action with it at once. On `Err` nothing changed.
+    fn resume(
+        agent: &mut Agent<S>,
+        id: &str,
+        value: serde_json::Value,
+    ) -> Result<Vec<Directive>, AgentError> {
+        let interrupt = |error| AgentError::Interrupt { error };
+        let interrupts = &agent.strategy_state().run.inbox.interrupts;
+        let at = interrupts
+            .find(S::NAME, agent.id(), id)
+            .map_err(interrupt)?;
+        let pending = &interrupts.pending[at];
+        match S::check_answer(&pending.interrupt, &value) {
+            Some(Ok(())) => {}
+            Some(Err(error)) => {
+                return Err(interrupt(InterruptError::WrongType {
+                    id: pending.id.clone(),
+                    interrupt: pending.interrupt.clone(),
+                    expected: pending.resume_type.clone(),
+                    error: error.message().to_string(),
+                }));
+            }
+            // Raised by an older definition whose tree no longer asks it.
+            None => {
+                return Err(interrupt(InterruptError::Unknown {
+                    agent: S::NAME.to_string(),
+                    id: pending.id.clone(),
+                    pending: Vec::new(),
+                }));
+            }
+        }
+        let (agent_id, _, bt) = agent.parts_with_id();
+        bt.run
+            .answer(S::NAME, agent_id, id, value)
+            .map_err(interrupt)?;
+        Ok(Self::tick(agent))
     }
 
     fn shape() -> Shape {
@@ -286,10 +354,19 @@ where
 
     fn snapshot(agent: &Agent<S>) -> Snapshot {
         let run = &agent.strategy_state().run;
-        let details = json!({
+        let mut details = json!({
             "ticks": run.ticks,
             "running": S::with_tree(RunningPath(run)),
         });
+        if !run.inbox.interrupts.pending.is_empty() {
+            details["interrupts"] = run
+                .inbox
+                .interrupts
+                .pending
+                .iter()
+                .map(|p| serde_json::Value::String(p.id.clone()))
+                .collect();
+        }
         let status = Self::status(agent);
         let result = match status {
             Status::Success => Some(json!("success")),

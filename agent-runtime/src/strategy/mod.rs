@@ -24,6 +24,37 @@ pub(crate) fn restart_route() -> RouteSpec {
     }
 }
 
+/// The route of [`RESUME_SIGNAL`](crate::interrupt::RESUME_SIGNAL) to the strategy, for
+/// strategies whose agents raise interrupts.
+pub(crate) fn resume_route() -> RouteSpec {
+    RouteSpec {
+        pattern: Cow::Borrowed(crate::interrupt::RESUME_SIGNAL),
+        target: RouteTarget::Custom(Cow::Borrowed(crate::interrupt::RESUME_SIGNAL)),
+        priority: priority::STRATEGY,
+    }
+}
+
+/// Reads a [`RESUME_SIGNAL`](crate::interrupt::RESUME_SIGNAL) instruction's data and answers
+/// the interrupt through [`Strategy::resume`].
+pub(crate) fn resume_instruction<S: AgentSpec>(
+    agent: &mut Agent<S>,
+    params: serde_json::Value,
+) -> Result<Vec<Directive>, AgentError> {
+    let resume = parse_resume(params)?;
+    S::Strategy::resume(agent, &resume.id, resume.value)
+}
+
+/// The data of a [`RESUME_SIGNAL`](crate::interrupt::RESUME_SIGNAL) instruction.
+pub(crate) fn parse_resume(
+    params: serde_json::Value,
+) -> Result<crate::interrupt::Resume, AgentError> {
+    serde_json::from_value(params).map_err(|e| AgentError::Interrupt {
+        error: crate::interrupt::InterruptError::Malformed {
+            error: e.to_string(),
+        },
+    })
+}
+
 use std::fmt;
 
 use serde::Serialize;
@@ -135,6 +166,24 @@ pub trait Strategy<S: AgentSpec>: 'static {
     fn interrupts(agent: &Agent<S>) -> Vec<crate::interrupt::PendingInterrupt> {
         let _ = agent;
         Vec::new()
+    }
+
+    /// Answers pending interrupt `id` with `value` (`agent.cmd(Resume { id, value })` and the
+    /// [`RESUME_SIGNAL`](crate::interrupt::RESUME_SIGNAL) signal). The default: no interrupt
+    /// is pending, so every id is unknown.
+    fn resume(
+        agent: &mut Agent<S>,
+        id: &str,
+        value: serde_json::Value,
+    ) -> Result<Vec<Directive>, AgentError> {
+        let _ = (agent, value);
+        Err(AgentError::Interrupt {
+            error: crate::interrupt::InterruptError::Unknown {
+                agent: S::NAME.to_string(),
+                id: crate::quote::clip(id.to_string()),
+                pending: Vec::new(),
+            },
+        })
     }
 
     /// Starts the run over ([`Agent::restart`], or the [`RESTART_SIGNAL`] signal). The default

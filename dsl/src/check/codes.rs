@@ -159,6 +159,9 @@ codes! {
     /// type, a required one missing), or parameters that do not describe their fields. Found
     /// by rustc evaluating generated checks, not by `check`.
     TREE_ARGUMENT = "E0411", "action arguments do not fit the action's parameters";
+    /// Two `ask` leaves of one tree raising the same interrupt with other payload or answer
+    /// types: its answer is checked against one type.
+    TREE_ASK_TYPES = "E0412", "interrupt asked with different types";
 
     /// The same tool listed twice.
     DUPLICATE_TOOL = "E0501", "duplicate tool";
@@ -181,6 +184,8 @@ codes! {
     /// `available_strategies`/`default_strategy` naming an unknown strategy, Adaptive itself,
     /// or one strategy twice.
     ADAPTIVE_STRATEGY = "E0510", "unknown strategy in Adaptive's options";
+    /// `approve x` where `x` is not one of the agent's tools.
+    APPROVE_NOT_A_TOOL = "E0511", "approval asked for a tool the agent does not offer";
 
     /// A qualifier an action function cannot have (`unsafe`, `extern`, `const`, generics).
     ACTION_QUALIFIER = "E0601", "unsupported action qualifier";

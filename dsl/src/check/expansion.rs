@@ -236,6 +236,8 @@ fn measure(
         | NodeKind::Delay(_) => (1 + child.state, 1 + child.node),
         // `ActionNode<S, A>`, `Condition<S, F>`.
         NodeKind::Action { .. } | NodeKind::Condition(_) => (1, 2),
+        // `Ask<S, P, R, A>`.
+        NodeKind::Ask(_) => (1, 2),
         NodeKind::Wait(_) => (1, 1),
         NodeKind::Subtree(name) => {
             // The behaviour's size counts its `Subtree` node.

@@ -127,7 +127,47 @@ fn check_tree_in(
     behaviors: &[BehaviorDef],
     index: &HashMap<&str, usize>,
 ) {
-    root.walk(&mut |node| check_node(cx, node, behaviors, index));
+    let mut asks: HashMap<&str, &crate::model::AskDef> = HashMap::new();
+    root.walk(&mut |node| {
+        check_node(cx, node, behaviors, index);
+        if let NodeKind::Ask(ask) = &node.kind {
+            check_ask_types(cx, ask, &mut asks);
+        }
+    });
+}
+
+/// One interrupt, one payload type and one answer type: `resume` checks an answer before the
+/// tree sees it, by the interrupt's name (E0412).
+fn check_ask_types<'a>(
+    cx: &Ctxt,
+    ask: &'a crate::model::AskDef,
+    asks: &mut HashMap<&'a str, &'a crate::model::AskDef>,
+) {
+    let first = *asks.entry(ask.name.value.as_str()).or_insert(ask);
+    let text = crate::emit::type_text;
+    let same = |a: &crate::model::AskDef| (text(&a.payload.value), text(&a.resume.value));
+    if std::ptr::eq(first, ask) || same(first) == same(ask) {
+        return;
+    }
+    let (payload, resume) = same(first);
+    cx.push(
+        Diagnostic::error(
+            codes::TREE_ASK_TYPES,
+            ask.name.span,
+            format!(
+                "interrupt `{}` is asked with other types than before",
+                ask.name.value
+            ),
+        )
+        .label(format!(
+            "asks `{}({}) -> {}`",
+            ask.name.value,
+            text(&ask.payload.value),
+            text(&ask.resume.value)
+        ))
+        .secondary(first.name.span, format!("first asked as `{}({payload}) -> {resume}`", ask.name.value))
+        .help("an answer is checked by its interrupt's name: give the two leaves the same types, or different names"),
+    );
 }
 
 fn check_node(cx: &Ctxt, node: &NodeDef, behaviors: &[BehaviorDef], index: &HashMap<&str, usize>) {

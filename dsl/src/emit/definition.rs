@@ -11,7 +11,9 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::model::{AgentDef, Chart, FsmDef, Literal, NodeDef, Spanned, StrategyDef, TreeRef};
+use crate::model::{
+    AgentDef, Chart, FsmDef, Literal, NodeDef, NodeKind, Spanned, StrategyDef, TreeRef,
+};
 
 /// The checkpoint versions of the strategies; the runtime's `definition::strategy_version`
 /// holds the same numbers.
@@ -23,7 +25,7 @@ const CUSTOM_VERSION: u32 = 1;
 
 /// The canonical text the fingerprint hashes, one line per item.
 pub fn shape(def: &AgentDef) -> String {
-    let text = |ty: &syn::Type| quote!(#ty).to_string().replace(' ', "");
+    let text = super::type_text;
     let mut lines = vec![format!("agent {}", def.name.value)];
     let strategy = match def.strategy.get() {
         None | Some(StrategyDef::Direct) => format!("strategy Direct {DIRECT_VERSION}"),
@@ -129,7 +131,16 @@ fn nodes(root: &NodeDef) -> Vec<String> {
             .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
             .next()
             .unwrap_or_default();
-        out.push(format!("node {depth} {kind}"));
+        match &node.kind {
+            // A parked leaf is answered with the type it was parked with.
+            NodeKind::Ask(ask) => out.push(format!(
+                "node {depth} {kind} {} {} -> {}",
+                ask.name.value,
+                super::type_text(&ask.payload.value),
+                super::type_text(&ask.resume.value)
+            )),
+            _ => out.push(format!("node {depth} {kind}")),
+        }
         stack.extend(node.children.iter().rev().map(|c| (c, depth + 1)));
     }
     out

@@ -34,6 +34,12 @@ pub fn runtime(setting: &Setting<syn::Path>) -> TokenStream {
     }
 }
 
+/// A Rust type as compact text (`Vec<String>`): how interrupts name their types in signals,
+/// errors and fingerprints.
+pub fn type_text(ty: &syn::Type) -> String {
+    quote!(#ty).to_string().replace(' ', "")
+}
+
 /// An identifier for a model name, carrying its span when it came from a macro. Built by the
 /// one naming rule ([`crate::model::ident`]) the checker applies, so it never panics.
 pub fn ident(name: &str, span: Span) -> syn::Ident {

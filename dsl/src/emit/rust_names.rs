@@ -104,6 +104,7 @@ pub fn collect_in(file: u32, agents: &[AgentDef], roots: Vec<&NodeDef>) -> Vec<R
         match &node.kind {
             NodeKind::Action { path, .. } => add(path, "action"),
             NodeKind::Condition(path) => add(path, "condition"),
+            NodeKind::Ask(ask) => add(&ask.action, "action"),
             _ => {}
         }
         trees.extend(node.children.iter().rev());

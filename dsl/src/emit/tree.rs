@@ -57,13 +57,20 @@ pub fn agent_tree<'a>(
                     fn tree_action(name: &str) -> ::core::option::Option<&'static #krate::ActionEntry<Self>> {
                         <#path as #rt::Behavior<#agent>>::action(name)
                     }
+
+                    fn check_answer(
+                        interrupt: &str,
+                        value: &#krate::__private::serde_json::Value,
+                    ) -> ::core::option::Option<::core::result::Result<(), #krate::ActionError>> {
+                        <#path as #rt::Behavior<#agent>>::check_answer(interrupt, value)
+                    }
                 },
             )
         }
         Some(TreeRef::Inline(root)) => (
             nodes_type(&cx, root),
             visit_const(&cx, root),
-            action_fn(&cx, root, "tree_action"),
+            with_answers(&cx, root, "tree_action"),
         ),
         Some(TreeRef::Behavior(name)) => match cx.behaviors.get(name.value.as_str()) {
             Some(behavior) => {
@@ -71,7 +78,7 @@ pub fn agent_tree<'a>(
                 (
                     nodes_type(&cx, &root),
                     visit_const(&cx, &root),
-                    action_fn(&cx, &root, "tree_action"),
+                    with_answers(&cx, &root, "tree_action"),
                 )
             }
             // Unreachable after the checks; the fallback keeps the output well-formed.
@@ -100,6 +107,13 @@ pub fn agent_tree<'a>(
             #actions
         }
     }
+}
+
+/// The tree's action lookup `fn_name` and, when it asks, its `check_answer`.
+fn with_answers(cx: &Cx<'_>, root: &NodeDef, fn_name: &str) -> TokenStream {
+    let actions = action_fn(cx, root, fn_name);
+    let answers = answer_fn(cx, root);
+    quote!(#actions #answers)
 }
 
 /// `fn <name>(name: &str) -> Option<&'static ActionEntry<State>>`: a `match` from the tree's
@@ -150,6 +164,70 @@ fn collect_actions<'a: 'n, 'n>(
         _ => {
             for child in &node.children {
                 collect_actions(cx, child, seen, out);
+            }
+        }
+    }
+}
+
+/// `fn check_answer(interrupt, value)` when the tree has `ask` leaves (none: the trait's
+/// default): a `match` from each interrupt name to a check of its answer type. Its body first
+/// names, at each leaf's action, what the leaf needs of it (sync, taking the answer), so a
+/// mistake is reported there.
+fn answer_fn(cx: &Cx<'_>, root: &NodeDef) -> TokenStream {
+    let mut asks = Vec::new();
+    collect_asks(cx, root, &mut asks);
+    if asks.is_empty() {
+        return TokenStream::new();
+    }
+    let (krate, state) = (&cx.krate, &cx.state);
+    let private = quote!(#krate::__private);
+    let needs = asks.iter().map(|ask| {
+        let resume = &ask.resume.value;
+        let action = rust_path(&ask.action.value);
+        quote_spanned!(ask.action.span.to_proc_macro()=>
+            #private::answer_action::<#state, #resume, #action>();)
+    });
+    let mut seen = std::collections::HashSet::new();
+    let arms = asks
+        .iter()
+        .filter(|ask| seen.insert(ask.name.value.as_str()))
+        .map(|ask| {
+            let (name, resume) = (&ask.name.value, &ask.resume.value);
+            let check =
+                quote_spanned!(ask.resume.span.to_proc_macro()=> #private::check_resume::<#resume>);
+            quote!(#name => ::core::option::Option::Some(#check(#name, value)))
+        });
+    quote! {
+        #[allow(unreachable_patterns)]
+        fn check_answer(
+            interrupt: &str,
+            value: &#private::serde_json::Value,
+        ) -> ::core::option::Option<::core::result::Result<(), #krate::ActionError>> {
+            #(#needs)*
+            match interrupt {
+                #(#arms,)*
+                _ => ::core::option::Option::None,
+            }
+        }
+    }
+}
+
+/// The `ask` leaves of a tree, in the order written (subtrees inlined).
+fn collect_asks<'a: 'n, 'n>(
+    cx: &Cx<'a>,
+    node: &'n NodeDef,
+    out: &mut Vec<&'n crate::model::AskDef>,
+) {
+    match &node.kind {
+        NodeKind::Ask(ask) => out.push(ask),
+        NodeKind::Subtree(name) if node.children.is_empty() => {
+            if let Some(b) = cx.behaviors.get(name.value.as_str()) {
+                collect_asks(cx, &b.root, out);
+            }
+        }
+        _ => {
+            for child in &node.children {
+                collect_asks(cx, child, out);
             }
         }
     }
@@ -256,7 +334,7 @@ fn behavior_item(cx: &Cx<'_>, behavior: &BehaviorDef) -> TokenStream {
     let root = subtree(text, &behavior.root);
     let nodes = nodes_type(cx, &root);
     let body = visit_const(cx, &root);
-    let actions = action_fn(cx, &root, "action");
+    let actions = with_answers(cx, &root, "action");
     let doc = format!(
         "The behaviour `{text}`: run it with `#[agent(strategy = BehaviorTree, tree = {text})]`.\n\n```text\n{}```",
         crate::graph::tree::text(&behavior.root)
@@ -432,6 +510,26 @@ fn node_expr(cx: &Cx<'_>, node: &NodeDef) -> TokenStream {
                 quote_spanned!(path.span.to_proc_macro()=> #rt::ActionNode::<#state, #p>::new);
             quote!(#node(#rt::Args(&[#(#args),*])))
         }
+        NodeKind::Ask(ask) => {
+            let state = &cx.state;
+            let payload = &ask.payload.value;
+            let action = rust_path(&ask.action.value);
+            let (name, payload_text, resume_text) = (
+                &ask.name.value,
+                super::type_text(payload),
+                super::type_text(&ask.resume.value),
+            );
+            let krate = &cx.krate;
+            let node =
+                quote_spanned!(ask.action.span.to_proc_macro()=> #rt::Ask::<#state, #action>::new);
+            // Spanned at the type: a payload that is not built from the state is reported there.
+            let build = quote_spanned!(ask.payload.span.to_proc_macro()=>
+                #krate::__private::interrupt_payload::<#state, #payload>);
+            quote!(#node(
+                #krate::interrupt::InterruptSpec { name: #name, payload: #payload_text, resume: #resume_text },
+                #build,
+            ))
+        }
         NodeKind::Subtree(name) => {
             let text = &name.value;
             let inner = match node.children.first() {
@@ -556,6 +654,7 @@ fn nodes_type(cx: &Cx<'_>, node: &NodeDef) -> TokenStream {
         NodeKind::Wait(_) => quote!(#rt::WaitState),
         NodeKind::Condition(_) => quote!(()),
         NodeKind::Action { .. } => quote!(#rt::ActionState),
+        NodeKind::Ask(_) => quote!(#rt::AskState),
         NodeKind::Subtree(name) => match node.children.first() {
             Some(root) => nodes_type(cx, root),
             None => match cx.behaviors.get(name.value.as_str()) {

@@ -155,6 +155,13 @@ pub fn label(node: &NodeDef) -> String {
         }
         NodeKind::Condition(path) => format!("condition {}", path_text(&path.value)),
         NodeKind::Subtree(name) => format!("subtree {}", name.value),
+        NodeKind::Ask(ask) => format!(
+            "ask {}({}) -> {} do {}",
+            ask.name.value,
+            crate::emit::type_text(&ask.payload.value),
+            crate::emit::type_text(&ask.resume.value),
+            path_text(&ask.action.value)
+        ),
         other => other.keyword().to_string(),
     }
 }
@@ -171,7 +178,7 @@ enum Shape {
 
 fn shape_of(kind: &NodeKind) -> Shape {
     match kind {
-        NodeKind::Action { .. } => Shape::Action,
+        NodeKind::Action { .. } | NodeKind::Ask(_) => Shape::Action,
         NodeKind::Condition(_) => Shape::Condition,
         NodeKind::Wait(_) | NodeKind::Subtree(_) => Shape::Other,
         NodeKind::Selector | NodeKind::ReactiveSelector => Shape::Selector,

@@ -40,6 +40,6 @@ pub use route::{RouteDef, RouteTargetDef};
 pub use setting::Setting;
 pub use span::{FileId, Name, Span, Spanned};
 pub use tree::{
-    ArgDef, BehaviorDef, BtDef, NodeDef, NodeKind, TreeRef, TreeStrategyDef, behaviors_by_name,
-    find_behavior, group_children,
+    ArgDef, AskDef, BehaviorDef, BtDef, NodeDef, NodeKind, TreeRef, TreeStrategyDef,
+    behaviors_by_name, find_behavior, group_children,
 };

@@ -77,6 +77,23 @@ pub enum NodeKind {
     Wait(Spanned<DurationMs>),
     /// `subtree Name`: another behaviour, inlined.
     Subtree(Name),
+    /// `ask name(Payload) -> Answer do action`: raises interrupt `name` (its payload built
+    /// `From<&State>`), waits for the person's answer (an `Answer`), then runs the sync
+    /// `action` with the answer as its parameters; the action's status is the leaf's.
+    Ask(Box<AskDef>),
+}
+
+/// The parts of an `ask` leaf.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AskDef {
+    /// The interrupt's name (its ids are `<agent id>/<name>/<n>`).
+    pub name: Name,
+    /// The payload type shown to the person.
+    pub payload: Spanned<syn::Type>,
+    /// The type the answer must have.
+    pub resume: Spanned<syn::Type>,
+    /// The action run with the answer.
+    pub action: Spanned<syn::Path>,
 }
 
 /// `k = v` in `action name(k = v)`.
@@ -143,6 +160,7 @@ impl NodeKind {
         "condition",
         "wait",
         "subtree",
+        "ask",
     ];
 
     /// The keyword as written (`reactive_sequence`, `timeout`).
@@ -165,6 +183,7 @@ impl NodeKind {
             NodeKind::Condition(_) => "condition",
             NodeKind::Wait(_) => "wait",
             NodeKind::Subtree(_) => "subtree",
+            NodeKind::Ask(_) => "ask",
         }
     }
 
@@ -187,7 +206,8 @@ impl NodeKind {
             NodeKind::Action { .. }
             | NodeKind::Condition(_)
             | NodeKind::Wait(_)
-            | NodeKind::Subtree(_) => Some(0),
+            | NodeKind::Subtree(_)
+            | NodeKind::Ask(_) => Some(0),
         }
     }
 }

@@ -4,11 +4,12 @@
 
 use pest::iterators::Pair;
 
-use super::literal::{count, duration, literal, name, path};
+use super::literal::{count, duration, literal, name, path, rust_type};
 use super::{Rule, children, span};
 use crate::check::Ctxt;
 use crate::model::{
-    ArgDef, BehaviorDef, DurationMs, FileId, NodeDef, NodeKind, Spanned, TreeRef, TreeStrategyDef,
+    ArgDef, AskDef, BehaviorDef, DurationMs, FileId, NodeDef, NodeKind, Spanned, TreeRef,
+    TreeStrategyDef,
 };
 
 /// Lowers a `behavior` item.
@@ -80,6 +81,18 @@ fn node(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> Option<NodeDef> {
                 Rule::leaf_condition => NodeKind::Condition(path(file, &parts.next()?)?.0),
                 Rule::leaf_wait => NodeKind::Wait(duration_or_stand_in(cx, file, &parts.next()?)),
                 Rule::leaf_subtree => NodeKind::Subtree(name(file, &parts.next()?)),
+                Rule::leaf_ask => {
+                    let interrupt = name(file, &parts.next()?);
+                    let payload = rust_type(cx, file, &parts.next()?)?;
+                    let resume = rust_type(cx, file, &parts.next()?)?;
+                    let (action, _) = path(file, &parts.next()?)?;
+                    NodeKind::Ask(Box::new(AskDef {
+                        name: interrupt,
+                        payload,
+                        resume,
+                        action,
+                    }))
+                }
                 _ => return None,
             };
             Some(NodeDef::leaf(kind, at))

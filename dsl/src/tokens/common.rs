@@ -16,6 +16,13 @@ pub fn name(input: ParseStream<'_>) -> syn::Result<Name> {
     Ok(Spanned::new(ident.unraw().to_string(), ident.span()))
 }
 
+/// A Rust type, spanned at its first token (an interrupt's payload or answer type).
+pub fn spanned_type(input: ParseStream<'_>) -> syn::Result<Spanned<syn::Type>> {
+    let span = input.span();
+    let ty = input.parse::<syn::Type>()?;
+    Ok(Spanned::new(ty, span))
+}
+
 /// A duration literal: `500ms`, `2s`, `30m`, `1h` (an integer token with a unit suffix).
 pub fn duration(input: ParseStream<'_>) -> syn::Result<Spanned<DurationMs>> {
     let lit: LitInt = input.parse().map_err(|e| {

@@ -167,7 +167,7 @@ fn interrupt(keyword: &Name, input: ParseStream<'_>) -> syn::Result<InterruptDef
     let name = common::name(input)?;
     let inner;
     syn::parenthesized!(inner in input);
-    let payload = spanned_type(&inner)?;
+    let payload = common::spanned_type(&inner)?;
     if !inner.is_empty() {
         return Err(inner.error("expected one payload type: `interrupt name(Payload) -> Resume`"));
     }
@@ -181,19 +181,13 @@ fn interrupt(keyword: &Name, input: ParseStream<'_>) -> syn::Result<InterruptDef
         ));
     }
     input.parse::<Token![->]>()?;
-    let resume = spanned_type(input)?;
+    let resume = common::spanned_type(input)?;
     Ok(InterruptDef {
         name,
         payload,
         resume,
         span: keyword.span,
     })
-}
-
-fn spanned_type(input: ParseStream<'_>) -> syn::Result<Spanned<syn::Type>> {
-    let span = input.span();
-    let ty = input.parse::<syn::Type>()?;
-    Ok(Spanned::new(ty, span))
 }
 
 /// `history [deep] H [-> Default]`.

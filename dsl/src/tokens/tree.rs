@@ -28,8 +28,8 @@ use syn::{Ident, LitFloat, LitInt, LitStr, Token, braced, bracketed, parenthesiz
 use super::common;
 use crate::check::suggest::{did_you_mean, list};
 use crate::model::{
-    AgentDef, ArgDef, BehaviorDef, BtDef, Literal, Name, NodeDef, NodeKind, Setting, Spanned,
-    StrategyDef, TreeRef, TreeStrategyDef,
+    AgentDef, ArgDef, AskDef, BehaviorDef, BtDef, Literal, Name, NodeDef, NodeKind, Setting,
+    Spanned, StrategyDef, TreeRef, TreeStrategyDef,
 };
 
 /// Every node keyword.
@@ -177,6 +177,7 @@ pub fn node(input: ParseStream<'_>) -> syn::Result<NodeDef> {
                 common::duration,
             )?),
             "action" => action(input)?,
+            "ask" => NodeKind::Ask(Box::new(ask(input)?)),
             "condition" => NodeKind::Condition(path(input, "condition")?),
             "subtree" => NodeKind::Subtree(common::name(input).map_err(|e| {
                 syn::Error::new(e.span(), "expected a behavior name after `subtree`")
@@ -353,6 +354,60 @@ fn action(input: ParseStream<'_>) -> syn::Result<NodeKind> {
         }
     }
     Ok(NodeKind::Action { path, args })
+}
+
+/// `ask name(Payload) -> Answer do action`.
+fn ask(input: ParseStream<'_>) -> syn::Result<AskDef> {
+    const HELP: &str = "write `ask approval(Request) -> Decision do apply_decision`";
+    let name = common::name(input).map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            format!("expected an interrupt name after `ask`\n  = help: {HELP}"),
+        )
+    })?;
+    if !input.peek(syn::token::Paren) {
+        return Err(syn::Error::new(
+            input.span(),
+            format!(
+                "expected `(Payload)` after `ask {}`\n  = help: an `ask` leaf declares what the person is shown: {HELP}",
+                name.value
+            ),
+        ));
+    }
+    let inner;
+    parenthesized!(inner in input);
+    let payload = common::spanned_type(&inner)?;
+    if !inner.is_empty() {
+        return Err(inner.error(format!("expected one payload type\n  = help: {HELP}")));
+    }
+    if !input.peek(Token![->]) {
+        return Err(syn::Error::new(
+            name.span.to_proc_macro(),
+            format!(
+                "expected `-> AnswerType` after `ask {}(...)`\n  = help: an `ask` leaf declares the type of its answer: {HELP}",
+                name.value
+            ),
+        ));
+    }
+    input.parse::<Token![->]>()?;
+    let resume = common::spanned_type(input)?;
+    if !peek_word(input, "do") {
+        return Err(syn::Error::new(
+            name.span.to_proc_macro(),
+            format!(
+                "expected `do action` after `ask {}(...) -> ...`\n  = help: the action runs with the answer as its parameters and decides the leaf's status: {HELP}",
+                name.value
+            ),
+        ));
+    }
+    input.parse::<Token![do]>()?;
+    let action = path(input, "do")?;
+    Ok(AskDef {
+        name,
+        payload,
+        resume,
+        action,
+    })
 }
 
 /// A literal: string, integer, float, `true`, `false`, `none`, `[...]`.

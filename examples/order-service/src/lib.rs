@@ -118,6 +118,49 @@ pub mod patrol {
     pub fn report(sentry: &mut Sentry, params: Note) {
         sentry.log.push(params.note);
     }
+
+    /// Someone knocks at the gatekeeper's gate.
+    #[action]
+    pub fn knock(gate: &mut super::agents::Gatekeeper) {
+        gate.knocks += 1;
+    }
+
+    /// What the person at the gatekeeper's desk is shown.
+    #[derive(Debug, Serialize)]
+    pub struct Visitor {
+        /// How many knocks so far.
+        pub knocks: u32,
+    }
+
+    impl From<&super::agents::Gatekeeper> for Visitor {
+        fn from(gate: &super::agents::Gatekeeper) -> Self {
+            Visitor {
+                knocks: gate.knocks,
+            }
+        }
+    }
+
+    /// The person's answer.
+    #[derive(Debug, Serialize, Deserialize, JsonSchema)]
+    pub struct Permission {
+        /// Whether the gate opens.
+        pub allow: bool,
+        /// Who decided.
+        pub by: String,
+    }
+
+    /// Opens the gate when allowed; a refusal fails the leaf.
+    #[action]
+    pub fn let_in(
+        gate: &mut super::agents::Gatekeeper,
+        permission: Permission,
+    ) -> stratagem::bt::Status {
+        if !permission.allow {
+            return stratagem::bt::Status::Failure;
+        }
+        gate.let_in.push(permission.by);
+        stratagem::bt::Status::Success
+    }
 }
 
 /// The actions and guards the agents use. They take the generated state types.
