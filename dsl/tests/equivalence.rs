@@ -440,3 +440,26 @@ fn ask_leaves_build_the_same_model_and_code_in_both_front_ends() {
         "{formatted}"
     );
 }
+
+#[test]
+fn approvals_build_the_same_model_and_code_in_both_front_ends() {
+    let text = "agent Refunds { strategy react { tools lookup, refund approve refund } }";
+    let mut file = syntax::parse(FileId(0), text)
+        .expect("the file parses")
+        .agents
+        .remove(0);
+    let attr = quote! { strategy = React, tools = [lookup, refund], approve = [refund] };
+    let item: syn::Item = syn::parse_quote! { struct Refunds; };
+    let from_macro = tokens::agent(attr, &item).expect("the macro input parses");
+    file.state = StateDef::External;
+    assert_eq!(file, from_macro);
+    check::agent(&from_macro).expect("the approvals check");
+    let code = emit::agent(&from_macro).to_string();
+    assert_eq!(emit::agent(&file).to_string(), code);
+    assert!(code.contains("approve : & [\"refund\"]"), "{code}");
+    let formatted = syntax::format::format(FileId(0), text).unwrap();
+    assert!(
+        formatted.contains("        approve refund\n"),
+        "{formatted}"
+    );
+}

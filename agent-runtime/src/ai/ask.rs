@@ -114,6 +114,20 @@ impl AiRunner {
         let ai = S::Strategy::ai_state(agent);
         let run = ai.run.as_ref().filter(|r| r.request_id == request_id);
         let Some(result) = run.and_then(|r| r.result.clone()) else {
+            if !ai.interrupts.pending.is_empty() {
+                let ids: Vec<&str> = ai
+                    .interrupts
+                    .pending
+                    .iter()
+                    .map(|p| p.id.as_str())
+                    .collect();
+                return Err(AskError::Refused {
+                    message: format!(
+                        "request `{request_id}` waits for a person's approval of {}; answer with `agent.cmd(Resume {{ id, value }})` and run the directives with `settle`",
+                        crate::error::list_or_none(&ids)
+                    ),
+                });
+            }
             let message = directives
                 .iter()
                 .find_map(|d| d.as_error().map(ToString::to_string))

@@ -18,6 +18,7 @@ use crate::action::{ActionFn, Outcome};
 use crate::directive::Directive;
 use crate::error::{ActionError, AgentError, ErrorContext};
 use crate::instruction::Instruction;
+use crate::interrupt::{INTERRUPT_SIGNAL, InterruptError, InterruptSpec, RESUME_SIGNAL};
 use crate::plugin::{checked_arguments, run_sync_tool, unknown_tool};
 use crate::signal::Signal;
 use crate::snapshot::{Snapshot, Status};
@@ -26,6 +27,7 @@ use crate::strategy::{Dispatch, dispatch_action};
 
 use super::adaptive;
 use super::aot;
+use super::approval::{self, Approval, ToolApproval};
 use super::hooks::{GuardedHooks, Step};
 use super::kind::StrategyKind;
 use super::model::{
@@ -134,24 +136,35 @@ impl LlmReply {
     }
 }
 
-/// Runs instructions through the machine.
+/// Runs instructions through the machine. `agent_id` starts the ids of the approval
+/// interrupts it raises.
 pub(crate) fn cmd<S: AiAgent>(
+    agent_id: &str,
     state: &mut S,
     ai: &mut AiState,
     instructions: Vec<Instruction>,
     kind: StrategyKind,
 ) -> Vec<Directive> {
-    let mut machine = Machine {
-        state,
-        ai,
-        kind,
-        hooks: GuardedHooks(S::hooks()),
-        out: Vec::new(),
-    };
+    let mut machine = Machine::new(agent_id, state, ai, kind);
     for instruction in instructions {
         machine.instruction(instruction);
     }
     machine.out
+}
+
+/// Answers the approval interrupt `id` of a tool call with `value` (an [`Approval`]): the
+/// call runs, or the model is told it was refused. On `Err` nothing changed.
+pub(crate) fn resume<S: AiAgent>(
+    agent_id: &str,
+    state: &mut S,
+    ai: &mut AiState,
+    id: &str,
+    value: Value,
+    kind: StrategyKind,
+) -> Result<Vec<Directive>, AgentError> {
+    let mut machine = Machine::new(agent_id, state, ai, kind);
+    machine.resume(id, value)?;
+    Ok(machine.out)
 }
 
 /// The snapshot of an AI agent: `Idle` before any request, `Waiting` while one runs,
@@ -180,6 +193,9 @@ pub(crate) fn snapshot(ai: &AiState) -> Snapshot {
                 .map(|t| json!(t.call_id))
                 .collect();
         }
+    }
+    if !ai.interrupts.pending.is_empty() {
+        details["interrupts"] = ai.interrupts.pending.iter().map(|p| json!(p.id)).collect();
     }
     let snapshot = Snapshot::new(status).with_details(details);
     match ai.run.as_ref().and_then(|r| r.result.as_ref()) {
@@ -253,13 +269,26 @@ fn request_for<S: AiAgent>(
 pub(crate) struct Machine<'a, S: AiAgent> {
     pub(super) state: &'a mut S,
     pub(super) ai: &'a mut AiState,
+    /// The agent's id: approval interrupts' ids start with it.
+    pub(super) agent_id: &'a str,
     /// The agent's strategy (a request may run another one: Adaptive's choice).
     pub(super) kind: StrategyKind,
     pub(super) hooks: GuardedHooks<S>,
     pub(super) out: Vec<Directive>,
 }
 
-impl<S: AiAgent> Machine<'_, S> {
+impl<'a, S: AiAgent> Machine<'a, S> {
+    fn new(agent_id: &'a str, state: &'a mut S, ai: &'a mut AiState, kind: StrategyKind) -> Self {
+        Machine {
+            agent_id,
+            state,
+            ai,
+            kind,
+            hooks: GuardedHooks(S::hooks()),
+            out: Vec::new(),
+        }
+    }
+
     fn instruction(&mut self, instruction: Instruction) {
         if instruction.is_completion() {
             self.completion(instruction);
@@ -270,8 +299,102 @@ impl<S: AiAgent> Machine<'_, S> {
             LLM_RESPONSE => self.llm_response(instruction),
             CANCEL => self.cancel(),
             TOOL_RESULT => self.tool_result_signal(instruction),
+            RESUME_SIGNAL => {
+                let context = ErrorContext::instruction(&instruction);
+                let resumed = crate::strategy::parse_resume(instruction.params)
+                    .and_then(|r| self.resume(&r.id, r.value));
+                if let Err(error) = resumed {
+                    self.out.push(Directive::error(error, context));
+                }
+            }
             _ => self.direct(instruction),
         }
+    }
+
+    /// See [`resume`].
+    fn resume(&mut self, id: &str, value: Value) -> Result<(), AgentError> {
+        let interrupt = |error| AgentError::Interrupt { error };
+        let at = self
+            .ai
+            .interrupts
+            .find(S::NAME, self.agent_id, id)
+            .map_err(interrupt)?;
+        let pending = &self.ai.interrupts.pending[at];
+        let approval = crate::action::decode_params_ref::<Approval>(&pending.interrupt, &value)
+            .map_err(|error| {
+                interrupt(InterruptError::WrongType {
+                    id: pending.id.clone(),
+                    interrupt: pending.interrupt.clone(),
+                    expected: pending.resume_type.clone(),
+                    error: error.message().to_string(),
+                })
+            })?;
+        let call_id = pending.payload["call_id"].as_str().unwrap_or_default();
+        let index = (self.ai.phase == Phase::AwaitingTools)
+            .then(|| {
+                self.ai.run.as_ref().and_then(|run| {
+                    run.tools
+                        .iter()
+                        .position(|t| t.call_id == call_id && t.result.is_none())
+                })
+            })
+            .flatten();
+        // Withdrawn interrupts leave the pending list when their request ends: a call still
+        // pending belongs to the current round.
+        let Some(index) = index else {
+            return Err(interrupt(InterruptError::Unknown {
+                agent: S::NAME.to_string(),
+                id: crate::quote::clip(id.to_string()),
+                pending: Vec::new(),
+            }));
+        };
+        self.ai.interrupts.pending.remove(at);
+        if approval.approve {
+            self.start_tool(index, true);
+        } else {
+            let tool = &self.run().tools[index];
+            let (call_id, name) = (tool.call_id.clone(), tool.name.clone());
+            self.record_tool_result(index, tool_result(call_id, name, Err(approval.refusal())));
+        }
+        self.observe_if_complete();
+        Ok(())
+    }
+
+    /// Raises the approval interrupt of tool call `index` (its arguments fit the tool).
+    fn ask_approval(&mut self, index: usize, tool: &'static str) {
+        let run = self.run_ref();
+        let call = &run.tools[index];
+        let payload = ToolApproval {
+            request_id: run.request_id.clone(),
+            call_id: call.call_id.clone(),
+            tool: call.name.clone(),
+            arguments: call.arguments.clone(),
+        };
+        let spec = InterruptSpec {
+            name: tool,
+            payload: approval::PAYLOAD_TYPE,
+            resume: approval::RESUME_TYPE,
+        };
+        let payload = serde_json::to_value(payload).unwrap_or(Value::Null);
+        let pending = self.ai.interrupts.raise(self.agent_id, &spec, payload);
+        tracing::debug!(
+            target: "stratagem::ai",
+            agent = S::NAME,
+            id = self.agent_id,
+            interrupt = %pending.id,
+            "tool call waits for approval"
+        );
+        let data = serde_json::to_value(&pending).unwrap_or(Value::Null);
+        self.out.push(Directive::Interrupt(Signal::with_id(
+            pending.id,
+            INTERRUPT_SIGNAL,
+            data,
+        )));
+    }
+
+    /// The request ended: the approvals it waited for are withdrawn.
+    fn withdraw_approvals(&mut self) {
+        self.ai.interrupts.pending.clear();
     }
 
     pub(super) fn run(&mut self) -> &mut AiRun {
@@ -559,22 +682,32 @@ impl<S: AiAgent> Machine<'_, S> {
         self.ai.phase = Phase::AwaitingTools;
         self.hooks.on_act(self.state, self.step(), &calls);
         for index in 0..calls.len() {
-            self.start_tool(index);
+            self.start_tool(index, false);
         }
         self.observe_if_complete();
     }
 
-    /// Checks a call and runs it (sync) or hands it to the host (async).
-    fn start_tool(&mut self, index: usize) {
-        let tool = &self.run().tools[index];
-        let (call_id, name, arguments) = (
+    /// Checks a call and runs it (sync) or hands it to the host (async); a call of a tool
+    /// that needs approval (and is not `approved` yet) waits for it instead, when its
+    /// arguments fit the tool.
+    fn start_tool(&mut self, index: usize, approved: bool) {
+        let tool = &self.run_ref().tools[index];
+        let (call_id, name, arguments, provider_id) = (
             tool.call_id.clone(),
             tool.name.clone(),
             tool.arguments.clone(),
+            tool.provider_id.clone(),
         );
+        if !approved && self.state.hosted_tools().is_none() {
+            let asks = self.state.config().approve.iter().find(|t| **t == name);
+            if let Some(&tool) = asks
+                && prepare::<S>(&name, arguments.clone()).is_ok()
+            {
+                return self.ask_approval(index, tool);
+            }
+        }
         // A sync tool runs here, inside its span; an async one gets its span where the host
         // runs it.
-        let provider_id = tool.provider_id.clone();
         let span = || semconv::tool_span(None, &name, &provider_id);
         let request_id = self.run().request_id.clone();
         self.emit(
@@ -816,6 +949,7 @@ impl<S: AiAgent> Machine<'_, S> {
         };
         run.result = Some(result.clone());
         self.ai.phase = Phase::Completed;
+        self.withdraw_approvals();
         self.hooks.on_complete(self.state, &result);
         let id = format!("{}/completed", result.request_id);
         self.emit(
@@ -863,6 +997,7 @@ impl<S: AiAgent> Machine<'_, S> {
         let request_id = result.request_id.clone();
         run.result = Some(result);
         self.ai.phase = Phase::Failed;
+        self.withdraw_approvals();
         self.emit(
             format!("{request_id}/failed"),
             REQUEST_FAILED,
@@ -877,11 +1012,19 @@ impl<S: AiAgent> Machine<'_, S> {
         let request_id = self.run().request_id.clone();
         self.hooks.on_cancel(self.state, self.step());
         // Tools still running are async: the host aborts them.
-        let running: Vec<String> = self
-            .run()
-            .tools
+        let asking: Vec<&str> = self
+            .ai
+            .interrupts
+            .pending
             .iter()
-            .filter(|t| t.result.is_none())
+            .filter_map(|p| p.payload["call_id"].as_str())
+            .collect();
+        let running: Vec<String> = self
+            .ai
+            .run
+            .iter()
+            .flat_map(|run| &run.tools)
+            .filter(|t| t.result.is_none() && !asking.contains(&t.call_id.as_str()))
             .map(|t| t.call_id.clone())
             .collect();
         self.out.extend(

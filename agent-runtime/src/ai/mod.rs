@@ -22,6 +22,7 @@
 
 mod adaptive;
 mod aot;
+mod approval;
 mod ask;
 mod cassette;
 mod event_stream;
@@ -60,6 +61,7 @@ mod tests;
 
 pub use adaptive::{AdaptiveChoice, Complexity, choose as choose_strategy};
 pub use aot::{AOT_PROMPT, algorithm_of_thoughts};
+pub use approval::{Approval, ToolApproval};
 pub use ask::{AiAnswer, AiRunner, AskError};
 pub use cassette::{Cassette, CassetteError, CassetteRecorder, Interaction, RecordedReply};
 pub use event_stream::{EventStreamError, EventStreamLimits, EventStreamParser, ServerSentEvent};

@@ -21,6 +21,8 @@ pub struct AiConfig {
     pub system: Option<&'static str>,
     /// The actions offered to the model as tools (ReAct).
     pub tools: &'static [&'static str],
+    /// The tools a person must approve before each call runs ([`Approval`](super::Approval)).
+    pub approve: &'static [&'static str],
     /// The most LLM calls one request may make.
     pub max_iterations: u32,
     /// Sampling temperature.
@@ -44,6 +46,7 @@ impl AiConfig {
             model,
             system: None,
             tools: &[],
+            approve: &[],
             max_iterations: Self::DEFAULT_MAX_ITERATIONS,
             temperature: None,
             max_tokens: None,
@@ -62,6 +65,13 @@ impl AiConfig {
     #[must_use]
     pub const fn tools(mut self, tools: &'static [&'static str]) -> Self {
         self.tools = tools;
+        self
+    }
+
+    /// Sets the tools whose calls wait for a person's approval.
+    #[must_use]
+    pub const fn approve(mut self, tools: &'static [&'static str]) -> Self {
+        self.approve = tools;
         self
     }
 

@@ -219,6 +219,12 @@ pub struct AiState {
     /// Async actions started by plain instructions (not tools), as `Direct` tracks them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub in_flight: Vec<String>,
+    /// Tool calls waiting for a person's approval, and how many were asked for.
+    #[serde(
+        default,
+        skip_serializing_if = "crate::interrupt::Interrupts::is_empty"
+    )]
+    pub interrupts: crate::interrupt::Interrupts,
 }
 
 /// A directive asking the host for embeddings; the host routes the answer back as

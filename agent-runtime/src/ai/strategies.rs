@@ -77,6 +77,7 @@ fn routes(kind: StrategyKind) -> Vec<RouteSpec> {
         .into_iter()
         .map(|name| RouteSpec::new(name, RouteTarget::Custom(name.into()), priority::STRATEGY))
         .collect();
+    routes.push(crate::strategy::resume_route());
     // `reasoning.<name>.run` starts a request like `ai.query`.
     routes.push(RouteSpec::new(
         kind.run_signal(),
@@ -101,7 +102,7 @@ fn traced_cmd<S: AiAgent + AgentSpec>(
     for instruction in &instructions {
         trace::ai_step(S::NAME, id, "received", &instruction.action);
     }
-    let out = machine::cmd(state, ai, instructions, kind);
+    let out = machine::cmd(id, state, ai, instructions, kind);
     for directive in &out {
         match directive {
             Directive::Llm(call) => trace::ai_step(S::NAME, id, "model call", &call.call_id),
@@ -126,7 +127,20 @@ macro_rules! ai_strategy {
                 if trace::on!(DEBUG) {
                     return traced_cmd(id, state, ai, instructions, $kind);
                 }
-                machine::cmd(state, ai, instructions, $kind)
+                machine::cmd(id, state, ai, instructions, $kind)
+            }
+
+            fn interrupts(agent: &Agent<S>) -> Vec<crate::interrupt::PendingInterrupt> {
+                agent.strategy_state().interrupts.pending.clone()
+            }
+
+            fn resume(
+                agent: &mut Agent<S>,
+                id: &str,
+                value: serde_json::Value,
+            ) -> Result<Vec<Directive>, crate::error::AgentError> {
+                let (agent_id, state, ai) = agent.parts_with_id();
+                machine::resume(agent_id, state, ai, id, value, $kind)
             }
 
             fn snapshot(agent: &Agent<S>) -> Snapshot {

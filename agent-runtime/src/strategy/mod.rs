@@ -40,14 +40,19 @@ pub(crate) fn resume_instruction<S: AgentSpec>(
     agent: &mut Agent<S>,
     params: serde_json::Value,
 ) -> Result<Vec<Directive>, AgentError> {
-    let resume = serde_json::from_value::<crate::interrupt::Resume>(params).map_err(|e| {
-        AgentError::Interrupt {
-            error: crate::interrupt::InterruptError::Malformed {
-                error: e.to_string(),
-            },
-        }
-    })?;
+    let resume = parse_resume(params)?;
     S::Strategy::resume(agent, &resume.id, resume.value)
+}
+
+/// The data of a [`RESUME_SIGNAL`](crate::interrupt::RESUME_SIGNAL) instruction.
+pub(crate) fn parse_resume(
+    params: serde_json::Value,
+) -> Result<crate::interrupt::Resume, AgentError> {
+    serde_json::from_value(params).map_err(|e| AgentError::Interrupt {
+        error: crate::interrupt::InterruptError::Malformed {
+            error: e.to_string(),
+        },
+    })
 }
 
 use std::fmt;

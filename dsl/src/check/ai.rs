@@ -13,6 +13,7 @@ pub fn check_ai(cx: &Ctxt, ai: &AiDef) {
     check_once(cx, &ai.model, "model");
     check_once(cx, &ai.system, "system");
     check_once(cx, &ai.tools, "tools");
+    check_once(cx, &ai.approve, "approve");
     check_once(cx, &ai.max_iterations, "max_iterations");
     check_once(cx, &ai.temperature, "temperature");
     check_once(cx, &ai.max_tokens, "max_tokens");
@@ -31,6 +32,8 @@ pub fn check_ai(cx: &Ctxt, ai: &AiDef) {
             .help("list each tool once; tools are named by their last path segment"),
         );
     }
+
+    check_approvals(cx, ai);
 
     if let Some(model) = ai.model.spanned()
         && model.value.trim().is_empty()
@@ -99,6 +102,7 @@ pub fn check_ai(cx: &Ctxt, ai: &AiDef) {
     if !ai.kind.uses_tools() {
         let unused = [
             ai.tools.spanned().map(|s| ("tools", s.span)),
+            ai.approve.spanned().map(|s| ("approve", s.span)),
             ai.max_iterations
                 .spanned()
                 .map(|s| ("max_iterations", s.span)),
@@ -111,10 +115,12 @@ pub fn check_ai(cx: &Ctxt, ai: &AiDef) {
                         "remove `{option}`, or use `React` (`strategy react` in `.agent` files) to let the model call tools"
                     ),
                 )
-            } else if option == "tools" {
+            } else if option == "tools" || option == "approve" {
                 (
                     "searches with the model alone and calls no tools".to_string(),
-                    "remove `tools`, or use `React` (`strategy react` in `.agent` files) to let the model call tools".to_string(),
+                    format!(
+                        "remove `{option}`, or use `React` (`strategy react` in `.agent` files) to let the model call tools"
+                    ),
                 )
             } else {
                 (
@@ -138,4 +144,54 @@ pub fn check_ai(cx: &Ctxt, ai: &AiDef) {
         }
     }
     super::reasoning::check_reasoning(cx, ai);
+}
+
+/// Every tool `approve` names is one of the agent's tools (E0511), named once (E0501).
+fn check_approvals(cx: &Ctxt, ai: &AiDef) {
+    let approved = ai.approved_tools();
+    // A strategy without tools reports `approve` as unused (E0506) instead.
+    if approved.is_empty() || !ai.kind.uses_tools() {
+        return;
+    }
+    for (tool, first) in super::repeats::repeats(approved, |t| t.value.as_str()) {
+        cx.push(
+            Diagnostic::error(
+                codes::DUPLICATE_TOOL,
+                tool.span,
+                format!("tool `{}` is listed twice in `approve`", tool.value),
+            )
+            .label("listed again here")
+            .secondary(first.span, "first listed")
+            .help("list each tool once"),
+        );
+    }
+    let tools: std::collections::HashSet<&str> = ai
+        .tool_refs()
+        .iter()
+        .map(|t| t.name.value.as_str())
+        .collect();
+    for tool in approved {
+        if tools.contains(tool.value.as_str()) {
+            continue;
+        }
+        let help =
+            super::suggest::did_you_mean(&tool.value, tools.iter().copied()).unwrap_or_else(|| {
+                format!(
+                    "add `{}` to `tools`, or remove it from `approve`",
+                    tool.value
+                )
+            });
+        cx.push(
+            Diagnostic::error(
+                codes::APPROVE_NOT_A_TOOL,
+                tool.span,
+                format!(
+                    "`approve` names `{}`, which is not a tool of this agent",
+                    tool.value
+                ),
+            )
+            .label("not in `tools`")
+            .help(help),
+        );
+    }
 }

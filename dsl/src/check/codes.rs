@@ -184,6 +184,8 @@ codes! {
     /// `available_strategies`/`default_strategy` naming an unknown strategy, Adaptive itself,
     /// or one strategy twice.
     ADAPTIVE_STRATEGY = "E0510", "unknown strategy in Adaptive's options";
+    /// `approve x` where `x` is not one of the agent's tools.
+    APPROVE_NOT_A_TOOL = "E0511", "approval asked for a tool the agent does not offer";
 
     /// A qualifier an action function cannot have (`unsafe`, `extern`, `const`, generics).
     ACTION_QUALIFIER = "E0601", "unsupported action qualifier";

@@ -67,7 +67,7 @@ fn unknown(cx: &Ctxt, ai: &AiDef, option: &ReasoningOption) {
     let own: Vec<&str> = COMMON_AI_OPTIONS
         .iter()
         .copied()
-        .filter(|o| ai.kind.uses_tools() || !matches!(*o, "tools" | "max_iterations"))
+        .filter(|o| ai.kind.uses_tools() || !matches!(*o, "tools" | "approve" | "max_iterations"))
         .chain(
             REASONING_OPTIONS
                 .iter()

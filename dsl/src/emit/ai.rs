@@ -41,6 +41,7 @@ pub fn ai(def: &AgentDef, ai: &AiDef, krate: &TokenStream) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
     let tools = ai.tool_refs().iter().map(|t| t.name.value.as_str());
+    let approve = ai.approved_tools().iter().map(|t| t.value.as_str());
     // The checker accepted the values, so they fit `u32`.
     let max_iterations =
         u32::try_from(ai.max_iterations.get().copied().unwrap_or(10)).unwrap_or(10);
@@ -72,6 +73,7 @@ pub fn ai(def: &AgentDef, ai: &AiDef, krate: &TokenStream) -> TokenStream {
                 model: #model,
                 system: #system,
                 tools: &[#(#tools),*],
+                approve: &[#(#approve),*],
                 max_iterations: #max_iterations,
                 temperature: #temperature,
                 max_tokens: #max_tokens,

@@ -18,6 +18,7 @@ pub const COMMON_AI_OPTIONS: &[&str] = &[
     "model",
     "system",
     "tools",
+    "approve",
     "max_iterations",
     "temperature",
     "max_tokens",
@@ -134,6 +135,8 @@ pub struct AiDef {
     pub system: Setting<String>,
     /// `tools a, b`: actions offered to the model; each also becomes an action of the agent.
     pub tools: Setting<Vec<ActionRef>>,
+    /// `approve a, b`: tools whose every call waits for a person's approval.
+    pub approve: Setting<Vec<super::span::Name>>,
     /// `max_iterations 8`: the most LLM calls per request (default 10).
     pub max_iterations: Setting<i64>,
     /// `temperature 0.2` (0.0..=2.0).
@@ -155,12 +158,18 @@ impl AiDef {
             model: Setting::default(),
             system: Setting::default(),
             tools: Setting::default(),
+            approve: Setting::default(),
             max_iterations: Setting::default(),
             temperature: Setting::default(),
             max_tokens: Setting::default(),
             hooks: Setting::default(),
             reasoning: Vec::new(),
         }
+    }
+
+    /// The tools that need approval, in declaration order.
+    pub fn approved_tools(&self) -> &[super::span::Name] {
+        self.approve.get().map_or(&[], Vec::as_slice)
     }
 
     /// The tools, in declaration order (none when `tools` is not given).

@@ -3,7 +3,7 @@
 
 use pest::iterators::Pair;
 
-use super::literal::{Number, int, number, path, string};
+use super::literal::{Number, int, name, number, path, string};
 use super::{Rule, children, span};
 use crate::check::Ctxt;
 use crate::model::{ActionRef, AiDef, AiKind, FileId, OptionValue, ReasoningOption, Span, Spanned};
@@ -35,6 +35,10 @@ pub fn ai(cx: &Ctxt, file: FileId, pair: Pair<'_, Rule>) -> Option<AiDef> {
                     .map(|(path, name)| ActionRef { path, name })
                     .collect();
                 def.tools.set(tools, at);
+            }
+            Rule::ai_approve => {
+                let tools = children(part).map(|p| name(file, &p)).collect();
+                def.approve.set(tools, at);
             }
             Rule::ai_max_iterations => {
                 if let Some(n) = int(cx, file, &value, "`max_iterations`") {

@@ -235,6 +235,7 @@ fn keyword(rule: Rule) -> Option<&'static str> {
         Rule::kw_model => "`model`",
         Rule::kw_system => "`system`",
         Rule::kw_tools => "`tools`",
+        Rule::kw_approve => "`approve`",
         Rule::kw_max_iterations => "`max_iterations`",
         Rule::kw_temperature => "`temperature`",
         Rule::kw_max_tokens => "`max_tokens`",

@@ -71,6 +71,7 @@ impl Layout {
             | Rule::ai_model
             | Rule::ai_system
             | Rule::ai_tools
+            | Rule::ai_approve
             | Rule::ai_max_iterations
             | Rule::ai_temperature
             | Rule::ai_max_tokens

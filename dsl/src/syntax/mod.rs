@@ -154,6 +154,7 @@ pub(crate) fn is_keyword(rule: Rule) -> bool {
             | Rule::kw_model
             | Rule::kw_system
             | Rule::kw_tools
+            | Rule::kw_approve
             | Rule::kw_max_iterations
             | Rule::kw_temperature
             | Rule::kw_max_tokens

@@ -1,5 +1,5 @@
 //! The AI options of `#[agent(strategy = React, model = "fast", system = "...",
-//! tools = [a, b], max_iterations = 8, temperature = 0.2, max_tokens = 512, hooks = HOOKS)]`,
+//! tools = [a, b], approve = [a], max_iterations = 8, temperature = 0.2, max_tokens = 512, hooks = HOOKS)]`,
 //! and the search options (`branching_factor = 3`, `traversal_strategy = dfs`,
 //! `available_strategies = [cot, tot]`, `complexity_thresholds = (0.3, 0.6)`, ...), read as
 //! plain values for `check/reasoning.rs`.
@@ -20,6 +20,7 @@ pub const OPTIONS: &[&str] = &[
     "model",
     "system",
     "tools",
+    "approve",
     "max_iterations",
     "temperature",
     "max_tokens",
@@ -138,6 +139,20 @@ pub fn option(options: &mut AiOptions, key: &Name, input: ParseStream<'_>) -> sy
                 content.parse::<Token![,]>()?;
             }
             def.tools.set(tools, span);
+        }
+        "approve" => {
+            input.parse::<Token![=]>()?;
+            let content;
+            bracketed!(content in input);
+            let mut tools = Vec::new();
+            while !content.is_empty() {
+                tools.push(common::name(&content)?);
+                if content.is_empty() {
+                    break;
+                }
+                content.parse::<Token![,]>()?;
+            }
+            def.approve.set(tools, span);
         }
         "max_iterations" => {
             input.parse::<Token![=]>()?;
