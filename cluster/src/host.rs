@@ -95,20 +95,27 @@ impl<S: AgentSpec + Default> Node<S> {
         self.store
             .heartbeat(&self.cluster, self.name(), ttl)
             .await?;
-        let keys: Vec<String> = lock(&self.leases).keys().cloned().collect();
+        let held: Vec<(String, i64)> = lock(&self.leases)
+            .iter()
+            .map(|(key, token)| (key.clone(), *token))
+            .collect();
+        let keys: Vec<String> = held.iter().map(|(key, _)| key.clone()).collect();
         let renewed = self.store.renew(self.name(), &keys, ttl).await?;
         {
             let renewed: HashMap<&str, i64> =
                 renewed.iter().map(|l| (l.key.as_str(), l.token)).collect();
             let mut leases = lock(&self.leases);
-            let before = leases.len();
-            leases.retain(|key, token| renewed.get(key.as_str()) == Some(token));
-            if leases.len() < before {
-                tracing::warn!(
-                    node = self.name(),
-                    lost = before - leases.len(),
-                    "leases expired or taken over"
-                );
+            // Only the leases asked for can be lost: one claimed while the renewal ran was not
+            // in it, and is live.
+            let mut lost = 0;
+            for (key, token) in &held {
+                if renewed.get(key.as_str()) != Some(token) && leases.get(key) == Some(token) {
+                    leases.remove(key);
+                    lost += 1;
+                }
+            }
+            if lost > 0 {
+                tracing::warn!(node = self.name(), lost, "leases expired or taken over");
             }
         }
         running.retain(|shard, s| {
@@ -352,6 +359,7 @@ impl<S: AgentSpec + Default> Cluster<S> {
 pub(crate) struct Stats {
     pub(crate) applied: AtomicU64,
     pub(crate) duplicates: AtomicU64,
+    pub(crate) redelivered: AtomicU64,
     pub(crate) refused: AtomicU64,
     pub(crate) thawed: AtomicU64,
 }
@@ -365,6 +373,7 @@ impl Stats {
         ClusterStats {
             applied: self.applied.load(Ordering::Relaxed),
             duplicates: self.duplicates.load(Ordering::Relaxed),
+            redelivered: self.redelivered.load(Ordering::Relaxed),
             refused_checkpoints: self.refused.load(Ordering::Relaxed),
             thawed: self.thawed.load(Ordering::Relaxed),
         }
@@ -379,6 +388,9 @@ pub struct ClusterStats {
     pub applied: u64,
     /// Redelivered signals recognised by their id and not applied again.
     pub duplicates: u64,
+    /// Signals JetStream delivered more than once (a node died or did not acknowledge in
+    /// time, or an agent was busy or being handed over).
+    pub redelivered: u64,
     /// Checkpoints PostgreSQL refused because another node had taken the agent over.
     pub refused_checkpoints: u64,
     /// Agents brought back from a checkpoint on this node.
