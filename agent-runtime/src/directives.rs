@@ -90,6 +90,7 @@ impl Drop for Directives {
 
 #[cold]
 #[inline(never)]
+#[allow(clippy::box_collection)] // the box `Directives` holds, freed with its list
 fn free(list: Box<Vec<Directive>>) {
     drop(list);
 }
