@@ -38,6 +38,10 @@ use criterion::Criterion;
 use stratagem::bt::{Behavior as _, Node, Status, TreeRun, TreeVisitor};
 use stratagem::prelude::*;
 
+#[path = "profile.rs"]
+mod profile;
+use profile::bench;
+
 /// The blackboard; as an agent it runs `Steady`, the same tree without a time node.
 #[agent(strategy = BehaviorTree, tree = Steady)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
@@ -509,10 +513,10 @@ fn same_work() {
     );
 }
 
-fn bench(c: &mut Criterion) {
+fn ticks(c: &mut Criterion) {
     same_work();
     let mut group = c.benchmark_group("bt_tick");
-    group.bench_function("generated", |b| {
+    bench(&mut group, "bt_tick", "generated", |b| {
         let mut bot = Bot::default();
         let mut tree = Generated::new();
         b.iter(|| {
@@ -520,7 +524,7 @@ fn bench(c: &mut Criterion) {
             black_box(tree.tick(black_box(&mut bot)))
         });
     });
-    group.bench_function("engine_only", |b| {
+    bench(&mut group, "bt_tick", "engine_only", |b| {
         let tree = engine_tree();
         let mut run = TreeRun::default();
         let mut out = Vec::new();
@@ -531,7 +535,7 @@ fn bench(c: &mut Criterion) {
             black_box(run.tick_into(&tree, black_box(&mut bot), now, &mut out))
         });
     });
-    group.bench_function("hand_written", |b| {
+    bench(&mut group, "bt_tick", "hand_written", |b| {
         let mut bot = Bot::default();
         let mut tree = Hand::<true>::default();
         b.iter(|| {
@@ -541,7 +545,7 @@ fn bench(c: &mut Criterion) {
     });
     // What a user's loop does: `agent.tick()` on the `#[agent]`, then read its status. The
     // tree (`Steady`) has no time node; its hand-written twin is `hand_written_steady`.
-    group.bench_function("agent_tick_status", |b| {
+    bench(&mut group, "bt_tick", "agent_tick_status", |b| {
         let mut agent = Bot::new();
         black_box(&mut agent);
         b.iter(|| {
@@ -551,7 +555,7 @@ fn bench(c: &mut Criterion) {
             black_box(agent.status())
         });
     });
-    group.bench_function("hand_written_steady", |b| {
+    bench(&mut group, "bt_tick", "hand_written_steady", |b| {
         let mut bot = Bot::default();
         let mut tree = Hand::<false>::default();
         b.iter(|| {
@@ -559,7 +563,7 @@ fn bench(c: &mut Criterion) {
             black_box(tree.tick(black_box(&mut bot)))
         });
     });
-    group.bench_function("bonsai_bt", |b| {
+    bench(&mut group, "bt_tick", "bonsai_bt", |b| {
         let mut tree = bonsai_tree();
         let event: Event = UpdateArgs { dt: 0.01 }.into();
         b.iter(|| bonsai_tick(black_box(&mut tree), &event));
@@ -569,6 +573,6 @@ fn bench(c: &mut Criterion) {
 
 fn main() {
     let mut c = Criterion::default().configure_from_args();
-    bench(&mut c);
+    ticks(&mut c);
     c.final_summary();
 }

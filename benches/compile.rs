@@ -30,6 +30,23 @@ fn fsm_file(states: usize) -> String {
 }
 
 fn compile(c: &mut Criterion) {
+    // `STRATAGEM_PROFILE=agent_file/parse_check_emit/10000:<passes>`: that many compilations and
+    // nothing else, for callgrind (see `profile.rs`).
+    if let Some((states, passes)) = std::env::var("STRATAGEM_PROFILE")
+        .ok()
+        .and_then(|r| Some(r.strip_prefix("agent_file/parse_check_emit/")?.to_string()))
+        .and_then(|r| {
+            let (states, passes) = r.split_once(':')?;
+            Some((states.parse().ok()?, passes.parse::<u64>().ok()?))
+        })
+    {
+        let text = fsm_file(states);
+        for _ in 0..passes {
+            let compiled = compile_source(FileId(0), black_box(&text), None).expect("valid");
+            black_box(compiled.code);
+        }
+        std::process::exit(0);
+    }
     let mut group = c.benchmark_group("agent_file");
     group.sample_size(10);
     for states in [1_000, 10_000] {

@@ -32,6 +32,10 @@ use std::hint::black_box;
 use criterion::{Criterion, Throughput};
 use stratagem::prelude::*;
 
+#[path = "profile.rs"]
+mod profile;
+use profile::bench;
+
 #[path = "washer.rs"]
 mod washer;
 
@@ -493,7 +497,7 @@ fn transitions(c: &mut Criterion) {
     group.throughput(Throughput::Elements(EVENTS as u64));
 
     let events: Vec<ours::CdEvent> = seq.iter().copied().map(ours::event).collect();
-    group.bench_function("stratagem", |b| {
+    bench(&mut group, "fsm/transitions", "stratagem", |b| {
         let mut agent = ours::Cd::new();
         agent.init();
         black_box(&mut agent);
@@ -508,7 +512,7 @@ fn transitions(c: &mut Criterion) {
 
     // The generated transition function alone (the `match` `cmd` runs), without the agent's
     // bookkeeping: what the generated code costs next to the hand-written `match`.
-    group.bench_function("stratagem_match", |b| {
+    bench(&mut group, "fsm/transitions", "stratagem_match", |b| {
         use stratagem::FsmSpec;
         use stratagem::strategy::fsm::Step;
         let cd = ours::Cd::default();
@@ -527,7 +531,7 @@ fn transitions(c: &mut Criterion) {
         assert_eq!(state, ours::CdState::Empty);
     });
 
-    group.bench_function("hand_written", |b| {
+    bench(&mut group, "fsm/transitions", "hand_written", |b| {
         let mut state = hand::State::Empty;
         black_box(&mut state);
         b.iter(|| {
@@ -539,7 +543,7 @@ fn transitions(c: &mut Criterion) {
         assert_eq!(state, hand::State::Empty);
     });
 
-    group.bench_function("statig", |b| {
+    bench(&mut group, "fsm/transitions", "statig", |b| {
         use statig::prelude::*;
         let mut machine = with_statig::Player::default().state_machine();
         black_box(&mut machine);
@@ -552,7 +556,7 @@ fn transitions(c: &mut Criterion) {
     });
 
     let inputs: Vec<_> = seq.iter().copied().map(with_rust_fsm::input).collect();
-    group.bench_function("rust_fsm", |b| {
+    bench(&mut group, "fsm/transitions", "rust_fsm", |b| {
         let mut machine = with_rust_fsm::cd_player::StateMachine::new();
         black_box(&mut machine);
         b.iter(|| {
@@ -566,7 +570,7 @@ fn transitions(c: &mut Criterion) {
     });
 
     let sm_events: Vec<_> = seq.iter().copied().map(with_smlang::event).collect();
-    group.bench_function("smlang", |b| {
+    bench(&mut group, "fsm/transitions", "smlang", |b| {
         let mut machine = with_smlang::StateMachine::new(with_smlang::Player::default());
         black_box(&mut machine);
         b.iter(|| {
@@ -588,7 +592,7 @@ fn with_actions(c: &mut Criterion) {
 
     let events: Vec<ours::CdCountingEvent> =
         seq.iter().copied().map(ours::counting_event).collect();
-    group.bench_function("stratagem", |b| {
+    bench(&mut group, "fsm/with_actions", "stratagem", |b| {
         let mut agent = ours::CdCounting::new();
         agent.init();
         black_box(&mut agent);
@@ -601,7 +605,7 @@ fn with_actions(c: &mut Criterion) {
         assert!(agent.state().plays > 0 && agent.state().pauses > 0);
     });
 
-    group.bench_function("hand_written", |b| {
+    bench(&mut group, "fsm/with_actions", "hand_written", |b| {
         let mut state = hand::State::Empty;
         let mut counts = hand::Counts::default();
         black_box((&mut state, &mut counts));
@@ -615,7 +619,7 @@ fn with_actions(c: &mut Criterion) {
         assert!(counts.plays > 0);
     });
 
-    group.bench_function("statig", |b| {
+    bench(&mut group, "fsm/with_actions", "statig", |b| {
         use statig::prelude::*;
         let mut machine = with_statig::Player {
             counting: true,
@@ -632,7 +636,7 @@ fn with_actions(c: &mut Criterion) {
     });
 
     let inputs: Vec<_> = seq.iter().copied().map(with_rust_fsm::input).collect();
-    group.bench_function("rust_fsm", |b| {
+    bench(&mut group, "fsm/with_actions", "rust_fsm", |b| {
         use with_rust_fsm::cd_player::Output;
         let mut machine = with_rust_fsm::cd_player::StateMachine::new();
         let mut counts = hand::Counts::default();
@@ -656,7 +660,7 @@ fn with_actions(c: &mut Criterion) {
     });
 
     let sm_events: Vec<_> = seq.iter().copied().map(with_smlang::event).collect();
-    group.bench_function("smlang", |b| {
+    bench(&mut group, "fsm/with_actions", "smlang", |b| {
         let mut machine = with_smlang::StateMachine::new(with_smlang::Player {
             counting: true,
             ..Default::default()
@@ -683,7 +687,7 @@ fn mixed(c: &mut Criterion) {
     group.throughput(Throughput::Elements(EVENTS as u64));
 
     let events: Vec<ours::CdEvent> = seq.iter().copied().map(ours::event).collect();
-    group.bench_function("stratagem", |b| {
+    bench(&mut group, "fsm/mixed", "stratagem", |b| {
         let mut agent = ours::Cd::new();
         agent.init();
         black_box(&mut agent);
@@ -693,7 +697,7 @@ fn mixed(c: &mut Criterion) {
             }
         });
     });
-    group.bench_function("hand_written", |b| {
+    bench(&mut group, "fsm/mixed", "hand_written", |b| {
         let mut state = hand::State::Empty;
         black_box(&mut state);
         b.iter(|| {
@@ -706,7 +710,7 @@ fn mixed(c: &mut Criterion) {
             }
         });
     });
-    group.bench_function("statig", |b| {
+    bench(&mut group, "fsm/mixed", "statig", |b| {
         use statig::prelude::*;
         let mut machine = with_statig::Player::default().state_machine();
         black_box(&mut machine);
@@ -718,7 +722,7 @@ fn mixed(c: &mut Criterion) {
         });
     });
     let inputs: Vec<_> = seq.iter().copied().map(with_rust_fsm::input).collect();
-    group.bench_function("rust_fsm", |b| {
+    bench(&mut group, "fsm/mixed", "rust_fsm", |b| {
         let mut machine = with_rust_fsm::cd_player::StateMachine::new();
         black_box(&mut machine);
         b.iter(|| {
@@ -728,7 +732,7 @@ fn mixed(c: &mut Criterion) {
         });
     });
     let sm_events: Vec<_> = seq.iter().copied().map(with_smlang::event).collect();
-    group.bench_function("smlang", |b| {
+    bench(&mut group, "fsm/mixed", "smlang", |b| {
         let mut machine = with_smlang::StateMachine::new(with_smlang::Player::default());
         black_box(&mut machine);
         b.iter(|| {
@@ -743,7 +747,7 @@ fn mixed(c: &mut Criterion) {
     group.throughput(Throughput::Elements(EVENTS as u64));
     let events: Vec<ours::CdCountingEvent> =
         seq.iter().copied().map(ours::counting_event).collect();
-    group.bench_function("stratagem", |b| {
+    bench(&mut group, "fsm/mixed_with_actions", "stratagem", |b| {
         let mut agent = ours::CdCounting::new();
         agent.init();
         black_box(&mut agent);
@@ -754,7 +758,7 @@ fn mixed(c: &mut Criterion) {
         });
         assert!(agent.state().plays > 0);
     });
-    group.bench_function("hand_written", |b| {
+    bench(&mut group, "fsm/mixed_with_actions", "hand_written", |b| {
         let mut state = hand::State::Empty;
         let mut counts = hand::Counts::default();
         black_box((&mut state, &mut counts));
@@ -782,7 +786,7 @@ fn statechart_mixed(c: &mut Criterion) {
     group.throughput(Throughput::Elements(seq.len() as u64));
 
     let events: Vec<ours::WasherEvent> = seq.iter().copied().map(ours::event).collect();
-    group.bench_function("stratagem", |b| {
+    bench(&mut group, "fsm/statechart_mixed", "stratagem", |b| {
         let mut agent = ours::Washer::new();
         agent.init();
         black_box(&mut agent);
@@ -792,7 +796,7 @@ fn statechart_mixed(c: &mut Criterion) {
             }
         });
     });
-    group.bench_function("hand_written", |b| {
+    bench(&mut group, "fsm/statechart_mixed", "hand_written", |b| {
         let mut state = hand::State::Off;
         black_box(&mut state);
         b.iter(|| {
@@ -805,7 +809,7 @@ fn statechart_mixed(c: &mut Criterion) {
             }
         });
     });
-    group.bench_function("statig", |b| {
+    bench(&mut group, "fsm/statechart_mixed", "statig", |b| {
         use statig::prelude::*;
         let mut machine = with_statig::Washer::default().state_machine();
         black_box(&mut machine);

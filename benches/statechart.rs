@@ -25,6 +25,10 @@ use std::hint::black_box;
 use criterion::{Criterion, Throughput};
 use stratagem::prelude::*;
 
+#[path = "profile.rs"]
+mod profile;
+use profile::bench;
+
 #[path = "washer.rs"]
 mod washer;
 
@@ -38,7 +42,7 @@ fn transitions(c: &mut Criterion) {
     group.throughput(Throughput::Elements(EVENTS as u64));
 
     let events: Vec<ours::WasherEvent> = seq.iter().copied().map(ours::event).collect();
-    group.bench_function("stratagem", |b| {
+    bench(&mut group, "statechart/transitions", "stratagem", |b| {
         let mut agent = ours::Washer::new();
         agent.init();
         black_box(&mut agent);
@@ -51,26 +55,31 @@ fn transitions(c: &mut Criterion) {
         assert_eq!(agent.fsm_state(), ours::WasherState::Off);
     });
 
-    group.bench_function("stratagem_match", |b| {
-        use stratagem::FsmSpec;
-        use stratagem::strategy::fsm::Step;
-        let washer = ours::Washer::default();
-        let null = serde_json::Value::Null;
-        let mut state = ours::WasherState::Off;
-        black_box(&mut state);
-        b.iter(|| {
-            for &e in &events {
-                state = match ours::Washer::transition(&washer, state, black_box(e), &null) {
-                    Step::Fire(_, to) => to,
-                    other => panic!("every event is valid: {other:?}"),
-                };
-                black_box(state);
-            }
-        });
-        assert_eq!(state, ours::WasherState::Off);
-    });
+    bench(
+        &mut group,
+        "statechart/transitions",
+        "stratagem_match",
+        |b| {
+            use stratagem::FsmSpec;
+            use stratagem::strategy::fsm::Step;
+            let washer = ours::Washer::default();
+            let null = serde_json::Value::Null;
+            let mut state = ours::WasherState::Off;
+            black_box(&mut state);
+            b.iter(|| {
+                for &e in &events {
+                    state = match ours::Washer::transition(&washer, state, black_box(e), &null) {
+                        Step::Fire(_, to) => to,
+                        other => panic!("every event is valid: {other:?}"),
+                    };
+                    black_box(state);
+                }
+            });
+            assert_eq!(state, ours::WasherState::Off);
+        },
+    );
 
-    group.bench_function("hand_written", |b| {
+    bench(&mut group, "statechart/transitions", "hand_written", |b| {
         let mut state = hand::State::Off;
         black_box(&mut state);
         b.iter(|| {
@@ -82,7 +91,7 @@ fn transitions(c: &mut Criterion) {
         assert_eq!(state, hand::State::Off);
     });
 
-    group.bench_function("statig", |b| {
+    bench(&mut group, "statechart/transitions", "statig", |b| {
         use statig::prelude::*;
         let mut machine = with_statig::Washer::default().state_machine();
         black_box(&mut machine);
@@ -104,7 +113,7 @@ fn with_actions(c: &mut Criterion) {
 
     let events: Vec<ours::WasherCountingEvent> =
         seq.iter().copied().map(ours::counting_event).collect();
-    group.bench_function("stratagem", |b| {
+    bench(&mut group, "statechart/with_actions", "stratagem", |b| {
         let mut agent = ours::WasherCounting::new();
         agent.init();
         black_box(&mut agent);
@@ -117,7 +126,7 @@ fn with_actions(c: &mut Criterion) {
         assert!(agent.state().rinses > 0);
     });
 
-    group.bench_function("hand_written", |b| {
+    bench(&mut group, "statechart/with_actions", "hand_written", |b| {
         let mut state = hand::State::Off;
         let mut counts = hand::Counts::default();
         black_box(&mut state);
@@ -131,7 +140,7 @@ fn with_actions(c: &mut Criterion) {
         assert!(counts.rinses > 0);
     });
 
-    group.bench_function("statig", |b| {
+    bench(&mut group, "statechart/with_actions", "statig", |b| {
         use statig::prelude::*;
         let mut machine = with_statig::Washer {
             counting: true,

@@ -110,12 +110,29 @@ pub trait FsmSpec: AgentSpec<Strategy = Fsm> {
 
     /// The rows of `(from, event)`, tried in declaration order against `agent`'s state and the
     /// event's parameters: the row that fires, by its index in declaration order.
+    #[inline]
     fn transition(
         agent: &Self,
         from: Self::State,
         event: Self::Event,
         params: &Value,
-    ) -> Step<Self::State>;
+    ) -> Step<Self::State> {
+        let mut holder = agent;
+        Self::transition_in(&mut holder, from, event, params, |_: &mut &Self, step| step)
+    }
+
+    /// [`transition`](FsmSpec::transition) against the state `holder` holds, handing the step
+    /// to `then` with the holder. Generated as one `match` whose every arm calls `then`: once
+    /// inlined, what follows a row (the move, its action) is compiled into that row's arm
+    /// with the step a constant, as a hand-written `match` would do the work in its arms,
+    /// instead of being decoded from the step after the `match`.
+    fn transition_in<H: Holds<Self>, F: StepThen<H, Self::State>>(
+        holder: &mut H,
+        from: Self::State,
+        event: Self::Event,
+        params: &Value,
+        then: F,
+    ) -> F::Out;
 
     /// The `after` row of `from`, fired by its timer (its guards see `null` parameters).
     fn timeout(agent: &Self, from: Self::State) -> Step<Self::State>;
@@ -270,6 +287,45 @@ pub trait FsmSpec: AgentSpec<Strategy = Fsm> {
     fn done(agent: &Self, state: Self::State) -> Step<Self::State> {
         let _ = (agent, state);
         Step::Invalid
+    }
+}
+
+/// What holds a machine's state while its rows are tried ([`FsmSpec::transition_in`]): the
+/// state itself (`&S`), or the agent, which the step's continuation then changes.
+pub trait Holds<S> {
+    /// The state the guards read.
+    fn held(&self) -> &S;
+}
+
+impl<S> Holds<S> for &S {
+    #[inline(always)]
+    fn held(&self) -> &S {
+        self
+    }
+}
+
+impl<S: AgentSpec> Holds<S> for Agent<S> {
+    #[inline(always)]
+    fn held(&self) -> &S {
+        self.state()
+    }
+}
+
+/// What [`FsmSpec::transition_in`] does with the step the rows chose: any
+/// `FnOnce(&mut H, Step<St>) -> Out`, or a type whose `then` is marked `#[inline(always)]`
+/// (a closure's body is inlined into each arm only if the optimizer finds it small).
+pub trait StepThen<H, St> {
+    /// What it returns.
+    type Out;
+    /// Takes `step`, with the holder of the state.
+    fn then(self, holder: &mut H, step: Step<St>) -> Self::Out;
+}
+
+impl<H, St, Out, F: FnOnce(&mut H, Step<St>) -> Out> StepThen<H, St> for F {
+    type Out = Out;
+    #[inline(always)]
+    fn then(self, holder: &mut H, step: Step<St>) -> Out {
+        self(holder, step)
     }
 }
 
@@ -873,13 +929,31 @@ fn fire<S: FsmSpec>(
         }
         return result;
     }
-    let step = S::transition(state, fsm.state, event, params);
-    if let Step::Fire(row, _) | Step::Stay(row) = step
-        && let Some(interrupt) = S::ask(row)
-    {
-        return fire_asking(agent, event, params, step, interrupt);
+    let from = fsm.state;
+    S::transition_in(agent, from, event, params, Take { event, params })
+}
+
+/// The typed command's continuation of the transition `match`: inlined into each arm, so
+/// every row's arm does its own work with its step a constant (a plain move is the move
+/// alone, a row's action a direct call) and a refusal returns from the `_` arm.
+struct Take<'p, E> {
+    event: E,
+    params: &'p Value,
+}
+
+impl<S: FsmSpec> StepThen<Agent<S>, S::State> for Take<'_, S::Event> {
+    type Out = Result<Directives, FsmError<S>>;
+
+    #[inline(always)]
+    fn then(self, agent: &mut Agent<S>, step: Step<S::State>) -> Self::Out {
+        let Take { event, params } = self;
+        if let Step::Fire(row, _) | Step::Stay(row) = step
+            && let Some(interrupt) = S::ask(row)
+        {
+            return fire_asking(agent, event, params, step, interrupt);
+        }
+        fire_step(agent, event, params, step)
     }
-    fire_step(agent, event, params, step)
 }
 
 /// [`fire_step`] for a row that raises an interrupt: the interrupt's payload is built after
@@ -973,6 +1047,20 @@ fn fire_step<S: FsmSpec>(
         }
         return Ok(Directives::new());
     }
+    // A row whose only work is its `do` action (most rows with one): run and returned from
+    // here, so its directive list never escapes to memory and, for an action returning `()`,
+    // the outcome and error paths fold away (see `take_row_action`).
+    if let Step::Fire(row, to) = step
+        && !S::NESTED
+        && let Some(action) = S::row_action(row)
+        && quiet_move::<S>(fsm, to)
+    {
+        let result = take_row_action(id, state, fsm, row, to, action, params);
+        if trace::on!(DEBUG) {
+            return traced_result::<S>(id, from, event, Some(to), result);
+        }
+        return result;
+    }
     // No row (most events of a device's stream): the refusal returned from here too.
     if let Step::Invalid = step {
         let invalid = || FsmError::InvalidTransition { state: from, event };
@@ -1031,6 +1119,21 @@ fn guard_failed<S: FsmSpec>(
         AgentError::GuardRejected { .. } => FsmError::GuardRejected { state: from, event },
         error => failed(error),
     }
+}
+
+/// [`traced_fire`] taking the result by value and giving it back: a reference to it would
+/// keep it in memory on the untraced path too.
+#[cold]
+#[inline(never)]
+fn traced_result<S: FsmSpec>(
+    id: &str,
+    from: S::State,
+    event: S::Event,
+    to: Option<S::State>,
+    result: Result<Directives, FsmError<S>>,
+) -> Result<Directives, FsmError<S>> {
+    traced_fire::<S>(id, from, event, to, &result);
+    result
 }
 
 /// [`traced`] for the typed command's result.
@@ -1176,7 +1279,7 @@ fn take<S: FsmSpec>(
     if exit.is_some() || enter.is_some() {
         run_actions(id, state, exit, action, params, enter, &mut out).map_err(failed)?;
     } else if let Some((row, action)) = action {
-        run_row_action(id, state, row, action, params, &mut out).map_err(failed)?;
+        out = run_row_action(id, state, row, action, params).map_err(failed)?;
     }
     // Async actions started in the state being left are cancelled: all of them, since every
     // transition empties the list.
@@ -1210,6 +1313,39 @@ fn move_plain<S: FsmSpec>(fsm: &mut FsmState<S::State>, row: u32, to: S::State) 
     plain
 }
 
+/// Whether a flat machine's move from its state to `to` has nothing to run or arm besides the
+/// row's own action: no `exit`/`enter` action, no `after` row, no async action to cancel.
+#[inline(always)]
+fn quiet_move<S: FsmSpec>(fsm: &FsmState<S::State>, to: S::State) -> bool {
+    S::exit(fsm.state).is_none()
+        && S::enter(to).is_none()
+        && S::after(to).is_none()
+        && fsm.in_flight.is_empty()
+}
+
+/// Takes row `row` of a flat machine to `to` when its `do` action is all it runs
+/// ([`quiet_move`]): the action all or nothing, then the move. The directive list is local
+/// (no out-of-line function sees its address), so an action that emits nothing leaves an
+/// empty list the optimizer knows is empty, and the result comes back in registers.
+#[inline(always)]
+fn take_row_action<S: FsmSpec>(
+    id: &str,
+    state: &mut S,
+    fsm: &mut FsmState<S::State>,
+    row: u32,
+    to: S::State,
+    action: FsmAction<S>,
+    params: &Value,
+) -> Result<Directives, FsmError<S>> {
+    match run_row_action(id, state, row, action, params) {
+        Ok(out) => {
+            moved(fsm, to);
+            Ok(Directives::from(out))
+        }
+        Err(error) => Err(failed(error)),
+    }
+}
+
 /// The machine is now at `to`, entered anew.
 #[inline(always)]
 fn moved<St>(fsm: &mut FsmState<St>, to: St) {
@@ -1231,7 +1367,7 @@ fn stay<S: FsmSpec>(
 ) -> Result<Vec<Directive>, FsmError<S>> {
     let mut out = Vec::new();
     if let Some(action) = S::row_action(row) {
-        run_row_action(id, state, row, action, params, &mut out).map_err(failed)?;
+        out = run_row_action(id, state, row, action, params).map_err(failed)?;
     }
     fsm.started = true;
     // A first event may be an internal row (see `enters_with_effects`).
@@ -1272,16 +1408,15 @@ fn run_actions<S: FsmSpec>(
     let ran = (|| {
         if let Some(exit) = exit {
             let run = |s: &mut S| (exit.run)(s, &Value::Null);
-            run_step(id, state, &mut backup, exit.name, run, out)?;
+            append(out, run_step(id, state, &mut backup, exit.name, run)?);
         }
         if let Some((row, action)) = action {
-            let run =
-                |s: &mut S| S::run_row(row, s, params).unwrap_or_else(|| (action.run)(s, params));
-            run_step(id, state, &mut backup, action.name, run, out)?;
+            let run = |s: &mut S| S::run_row(row, s, params).unwrap_or_else(no_action);
+            append(out, run_step(id, state, &mut backup, action.name, run)?);
         }
         if let Some(enter) = enter {
             let run = |s: &mut S| (enter.run)(s, &Value::Null);
-            run_step(id, state, &mut backup, enter.name, run, out)?;
+            append(out, run_step(id, state, &mut backup, enter.name, run)?);
         }
         Ok(())
     })();
@@ -1297,7 +1432,8 @@ fn run_actions<S: FsmSpec>(
 /// [`run_actions`] for a row's `do` action alone (no `exit`, no `enter`: most rows with an
 /// action), inlined into the transition so that the action, its `Outcome` checks and the
 /// all-or-nothing copy compile into straight-line code (a state that is plain data is copied
-/// in registers; an action returning `()` has no outcome left to look at).
+/// in registers; an action returning `()` has no outcome left to look at). Returns the
+/// action's directives.
 #[inline(always)]
 fn run_row_action<S: FsmSpec>(
     id: &str,
@@ -1305,18 +1441,24 @@ fn run_row_action<S: FsmSpec>(
     row: u32,
     action: FsmAction<S>,
     params: &Value,
-    out: &mut Vec<Directive>,
-) -> Result<(), AgentError> {
+) -> Result<Vec<Directive>, AgentError> {
     let mut backup = action.writes.then(|| state.clone());
-    let run = |s: &mut S| S::run_row(row, s, params).unwrap_or_else(|| (action.run)(s, params));
-    let ran = run_step(id, state, &mut backup, action.name, run, out);
-    if ran.is_err() {
-        if let Some(backup) = backup {
-            *state = backup;
-        }
-        out.clear();
+    let run = |s: &mut S| S::run_row(row, s, params).unwrap_or_else(no_action);
+    let ran = run_step(id, state, &mut backup, action.name, run);
+    if ran.is_err()
+        && let Some(backup) = backup
+    {
+        *state = backup;
     }
     ran
+}
+
+/// Appends an action's directives (most actions have none: then nothing is called).
+#[inline(always)]
+fn append(out: &mut Vec<Directive>, directives: Vec<Directive>) {
+    if !directives.is_empty() {
+        out.extend(directives);
+    }
 }
 
 /// Runs one action on the state (panics caught), applies its state operations, and collects
@@ -1331,11 +1473,14 @@ fn run_one<S: AgentSpec>(
 ) -> Result<(), AgentError> {
     // The caller keeps its own copy of the state.
     let run = |s: &mut S| (action.run)(s, params);
-    run_step(id, state, &mut None, action.name, run, out)
+    append(out, run_step(id, state, &mut None, action.name, run)?);
+    Ok(())
 }
 
 /// [`run_one`] for any way of running the action. `backup` is the caller's copy of the state,
-/// taken here before state operations are applied if the caller had none.
+/// taken here before state operations are applied if the caller had none. Returns the
+/// action's directives by value: a list whose address no out-of-line code sees stays in
+/// registers, and is known empty when the inlined action emits nothing.
 #[inline(always)]
 fn run_step<S: AgentSpec>(
     id: &str,
@@ -1343,12 +1488,7 @@ fn run_step<S: AgentSpec>(
     backup: &mut Option<S>,
     name: &'static str,
     run: impl FnOnce(&mut S) -> Result<Outcome, ActionError>,
-    out: &mut Vec<Directive>,
-) -> Result<(), AgentError> {
-    let fail = |error| AgentError::Action {
-        action: Name::Borrowed(name),
-        error,
-    };
+) -> Result<Vec<Directive>, AgentError> {
     let started = trace::start();
     // The outcome is taken apart by value where the action returned it: once the action is
     // inlined (a row's `do`), an action returning `()` leaves nothing to look at, write to
@@ -1368,24 +1508,50 @@ fn run_step<S: AgentSpec>(
             }
             apply_ops(state, &ops)?;
         }
-        if !directives.is_empty() {
-            out.extend(directives);
-        }
-        Ok(())
+        Ok(directives)
     }));
-    let ran = match ran {
-        Ok(Ok(())) => Ok(()),
-        Ok(Err(error)) => Err(error),
-        Err(payload) => Err(ActionError::panicked(name, payload.as_ref())),
-    };
-    if started.is_some() {
-        let (outcome, error) = match &ran {
-            Ok(()) => (Ran::Success, None),
-            Err(error) => (Ran::Failure, Some(error)),
-        };
-        trace::action_ran(S::NAME, id, name, started, outcome, error);
+    // The error goes to an out-of-line function by value: a reference to the result taken
+    // for the trace would keep it (and the directives) in memory on the common path too.
+    match ran {
+        Ok(Ok(directives)) => {
+            if started.is_some() {
+                trace::action_ran(S::NAME, id, name, started, Ran::Success, None);
+            }
+            Ok(directives)
+        }
+        Ok(Err(error)) => Err(action_failed::<S>(id, name, started, error)),
+        Err(payload) => {
+            let error = ActionError::panicked(name, payload.as_ref());
+            Err(action_failed::<S>(id, name, started, error))
+        }
     }
-    ran.map_err(fail)
+}
+
+/// The error of an action that failed (traced if its start was).
+#[cold]
+#[inline(never)]
+fn action_failed<S: AgentSpec>(
+    id: &str,
+    name: &'static str,
+    started: Option<std::time::Instant>,
+    error: ActionError,
+) -> AgentError {
+    if started.is_some() {
+        trace::action_ran(S::NAME, id, name, started, Ran::Failure, Some(&error));
+    }
+    AgentError::Action {
+        action: Name::Borrowed(name),
+        error,
+    }
+}
+
+/// What [`FsmSpec::run_row`] returning `None` means: the row has no action (it runs every row
+/// [`FsmSpec::row_action`] names, generated from the same table), so nothing ran. An empty
+/// outcome rather than a call through `row_action`'s pointer: when every row's action returns
+/// `()`, the outcome is then a constant and the checks on it compile away.
+#[inline(always)]
+pub(super) fn no_action() -> Result<Outcome, ActionError> {
+    Ok(Outcome::new())
 }
 
 /// The parameters of an event sent without any.

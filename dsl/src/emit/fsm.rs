@@ -164,9 +164,18 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
             let s = ident(&state.value, state.span);
             let e = event_ident(&event.value, event.span);
             let body = guarded(&numbered(&row_index, &rows), &target);
-            quote!((__S::#s, __E::#e) => #body)
+            // Each arm hands its step to the continuation (`__t!`, see `transition_in`).
+            quote!((__S::#s, __E::#e) => __t!(#body))
         })
     });
+    // A small machine's `match` is inlined into the command that fires it, with each row's
+    // work in its arm: the command then costs what a hand-written `match` doing the same
+    // work does. A large one stays one function (its code would be copied into each caller).
+    let transition_inline = if fsm.rows.len() <= INLINE_ROWS {
+        quote!(#[inline(always)])
+    } else {
+        quote!(#[inline])
+    };
     let timeout_arms = states.iter().filter_map(|state| {
         let rows: Vec<&RowDef> = rows_of(&state.value)
             .iter()
@@ -314,6 +323,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
         local("params"),
         local("row"),
     );
+    let (l_holder, l_then) = (local("holder"), local("then"));
     // `timeout` and `done`: the row a state takes by itself (its guards see `null` parameters).
     let by_state = |name: &str, arms: &[TokenStream]| {
         let name = format_ident!("{name}");
@@ -413,22 +423,33 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
                 }
             }
 
-            #[inline]
+            // Every arm calls the continuation with its step (computed first: the guards
+            // borrow the state from the holder the continuation then takes), so what follows
+            // a row compiles into its arm.
+            #transition_inline
             #[allow(unreachable_patterns, unused_variables, unused_imports)]
-            fn transition(
-                #l_agent: &Self,
+            fn transition_in<__H: #rt::Holds<Self>, __F: #rt::StepThen<__H, #state_ty>>(
+                #l_holder: &mut __H,
                 #l_from: #state_ty,
                 #l_event: #event_ty,
                 #l_params: &#private::serde_json::Value,
-            ) -> #rt::Step<#state_ty> {
+                #l_then: __F,
+            ) -> __F::Out {
                 use #state_ty as __S;
                 use #event_ty as __E;
                 use #rt::Step as __Step;
                 use #rt::Guard as __G;
                 use ::core::result::Result as __R;
+                let #l_agent: &Self = #rt::Holds::held(#l_holder);
+                macro_rules! __t {
+                    ($step:expr) => {{
+                        let __step = $step;
+                        #rt::StepThen::then(#l_then, #l_holder, __step)
+                    }};
+                }
                 match (#l_from, #l_event) {
                     #(#transition_arms,)*
-                    _ => #rt::Step::Invalid,
+                    _ => __t!(#rt::Step::Invalid),
                 }
             }
 
@@ -661,6 +682,9 @@ fn guarded(rows: &[(u32, &RowDef)], target: &dyn Fn(&RowDef) -> syn::Ident) -> T
         body
     }
 }
+
+/// Up to this many rows, the transition function is always inlined into its callers.
+const INLINE_ROWS: usize = 64;
 
 /// Up to this many rows, the state enum's docs show the machine's Mermaid diagram.
 const DOC_DIAGRAM_ROWS: usize = 200;

@@ -12,8 +12,8 @@
 use serde_json::Value;
 
 use super::{
-    FsmAction, FsmError, FsmName, FsmSpec, FsmState, cancel_in_flight, failed, moved, run_one,
-    run_step, timer,
+    FsmAction, FsmError, FsmName, FsmSpec, FsmState, append, cancel_in_flight, failed, moved,
+    no_action, run_one, run_step, timer,
 };
 use crate::agent::Agent;
 use crate::directive::Directive;
@@ -208,16 +208,15 @@ fn run_moves<S: FsmSpec>(
     let ran = (|| {
         for exit in exits {
             let run = |s: &mut S| (exit.run)(s, &Value::Null);
-            run_step(id, state, &mut backup, exit.name, run, out)?;
+            append(out, run_step(id, state, &mut backup, exit.name, run)?);
         }
         if let Some(action) = action {
-            let run =
-                |s: &mut S| S::run_row(row, s, params).unwrap_or_else(|| (action.run)(s, params));
-            run_step(id, state, &mut backup, action.name, run, out)?;
+            let run = |s: &mut S| S::run_row(row, s, params).unwrap_or_else(no_action);
+            append(out, run_step(id, state, &mut backup, action.name, run)?);
         }
         for enter in entries {
             let run = |s: &mut S| (enter.run)(s, &Value::Null);
-            run_step(id, state, &mut backup, enter.name, run, out)?;
+            append(out, run_step(id, state, &mut backup, enter.name, run)?);
         }
         Ok(())
     })();
