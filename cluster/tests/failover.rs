@@ -9,7 +9,9 @@
 //!     firing there only, once per occurrence, while the paused old owner's firings are
 //!     refused;
 //! (d) PostgreSQL restarted mid-run: nothing lost, nothing counted twice;
-//! (e) signals agents emit for agents on another node (and on their own) arrive, each once.
+//! (e) signals agents emit for agents on another node (and on their own) arrive, each once;
+//! (f) an agent's input journal, in PostgreSQL, follows it from node to node and replays
+//!     offline to its final state.
 //!
 //! The binary runs without the test harness: re-executed with `STRATAGEM_TEST_NODE=<name>`, it
 //! is a node process that serves `Tally` agents until told `stop` on stdin.
@@ -18,8 +20,9 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use agent_cluster::{PostgresStore, shard_of};
+use agent_cluster::{Cluster, PostgresStore, shard_of};
 use agent_runtime::Signal;
+use agent_runtime::journal::Journal;
 use futures::StreamExt;
 use serde_json::json;
 use support::cluster::{
@@ -41,7 +44,7 @@ fn main() {
         .skip(1)
         .filter(|a| !a.starts_with('-'))
         .collect();
-    let scenarios: [(&str, Run); 6] = [
+    let scenarios: [(&str, Run); 7] = [
         ("(a) kill_and_restart", kill_and_restart),
         ("(b) paused_node_cannot_write", paused_node_cannot_write),
         (
@@ -56,6 +59,10 @@ fn main() {
         (
             "(e) emitted_signals_reach_other_nodes",
             emitted_signals_reach_other_nodes,
+        ),
+        (
+            "(f) journal_follows_the_agent_across_nodes",
+            journal_follows_the_agent_across_nodes,
         ),
     ];
     let nats = Nats::start();
@@ -517,4 +524,58 @@ fn emitted_signals_reach_other_nodes(nats: &Nats, pg: &Postgres) {
         assert_eq!(stream.info().await.unwrap().state.messages, 0);
     });
     nodes.into_values().for_each(NodeProcess::stop);
+}
+
+fn journal_follows_the_agent_across_nodes(nats: &Nats, pg: &Postgres) {
+    let scenario = Scenario::new(nats, pg, "journal", 4);
+    runtime().block_on(async {
+        let client = scenario.client().await;
+        let store = scenario.store().await;
+        let node = |name: &str| {
+            // No compaction here (the store test covers it): both runs stay in the journal.
+            let options = scenario.options().node(name).journal(100, 4);
+            Cluster::<Tally>::connect_with(&scenario.nats, &scenario.postgres, options)
+        };
+        let counted = |n: u64| {
+            let store = &store;
+            move || async move {
+                let found = counts(store, "count").await.get("j-1").copied();
+                if found == Some(n) {
+                    Ok(())
+                } else {
+                    Err(format!("count {found:?}"))
+                }
+            }
+        };
+        // j1 runs the agent, then hands it back on shutdown; j2 takes it over.
+        let first = node("j1").await.unwrap();
+        for _ in 0..12 {
+            client.send::<Tally>("j-1", &add()).await.unwrap();
+        }
+        wait_until(Duration::from_secs(60), "12 signals counted", counted(12)).await;
+        first.shutdown().await.unwrap();
+        let second = node("j2").await.unwrap();
+        for _ in 0..8 {
+            client.send::<Tally>("j-1", &add()).await.unwrap();
+        }
+        wait_until(Duration::from_secs(60), "20 signals counted", counted(20)).await;
+        second.shutdown().await.unwrap();
+
+        // Offline, from PostgreSQL alone: every step replays with its hash checked.
+        let journal = Journal::load(&store, "j-1").await.unwrap();
+        assert_eq!(journal.replay::<Tally>().unwrap().state().count, 20);
+        // Written under both nodes' leases (each append fenced by the writer's token).
+        let (raw, connection) = tokio_postgres::connect(&scenario.postgres, tokio_postgres::NoTls)
+            .await
+            .unwrap();
+        tokio::spawn(connection);
+        let row = raw
+            .query_one(
+                "SELECT count(DISTINCT fencing_token) FROM stratagem_journal WHERE key = 'j-1'",
+                &[],
+            )
+            .await
+            .unwrap();
+        assert_eq!(row.get::<_, i64>(0), 2, "records of both owners' runs");
+    });
 }
