@@ -334,6 +334,20 @@ impl<S: AgentSpec + Default> Cluster<S> {
         self.node.client.send::<S>(agent_id, signal).await
     }
 
+    /// Answers the pending interrupt `interrupt_id` of agent `agent_id`, wherever it runs:
+    /// see [`ClusterClient::resume`].
+    pub async fn resume(
+        &self,
+        agent_id: &str,
+        interrupt_id: &str,
+        value: impl serde::Serialize,
+    ) -> Result<(), ClusterError> {
+        self.node
+            .client
+            .resume::<S>(agent_id, interrupt_id, value)
+            .await
+    }
+
     /// The agent `id`, if it runs on this node now.
     pub fn agent(&self, id: &str) -> Option<AgentServer<S>> {
         lock(&self.node.agents).get(id).cloned()
