@@ -61,6 +61,14 @@ fn main() {
     println!("load average after: {}", load.trim());
 }
 
+/// The runtime signals are published from, in every throughput run: its own two threads, as
+/// a client in another process would have, so the publisher does not queue behind the tasks it
+/// feeds (the consumers or the nodes), whichever side is measured.
+fn publisher() -> &'static tokio::runtime::Runtime {
+    static PUBLISHER: std::sync::OnceLock<tokio::runtime::Runtime> = std::sync::OnceLock::new();
+    PUBLISHER.get_or_init(runtime)
+}
+
 fn report(what: &str, signals: u64, elapsed: Duration, raw: Duration) {
     let rate = signals as f64 / elapsed.as_secs_f64();
     let ratio = raw.as_secs_f64() / elapsed.as_secs_f64();
@@ -136,38 +144,48 @@ async fn raw_jetstream(nats: &Nats, signals: u64) -> Duration {
                         .messages()
                         .await
                         .unwrap();
-                    while let Some(message) = batch.next().await {
-                        let message = message.unwrap();
-                        let _: Signal = serde_json::from_slice(&message.payload).unwrap();
-                        message.ack_with(AckKind::Ack).await.unwrap();
-                        got += 1;
-                    }
+                    // Given up at twice the expiry, as a shard does.
+                    let _ = tokio::time::timeout(Duration::from_millis(500), async {
+                        while let Some(message) = batch.next().await {
+                            let message = message.unwrap();
+                            let _: Signal = serde_json::from_slice(&message.payload).unwrap();
+                            message.ack_with(AckKind::Ack).await.unwrap();
+                            got += 1;
+                        }
+                    })
+                    .await;
                 }
                 seen += got;
             }
         }));
     }
-    futures::stream::iter(0..signals)
-        .map(|i| {
-            let js = js.clone();
-            async move {
-                let signal = add();
-                let message = jetstream::message::PublishMessage::build()
-                    .payload(serde_json::to_vec(&signal).unwrap().into())
-                    .message_id(&signal.id)
-                    .header("Stratagem-Agent", agent(i).as_str());
-                let subject = format!("raw.{}", shard_of(&agent(i), SHARDS));
-                js.send_publish(subject, message)
-                    .await
-                    .unwrap()
-                    .await
-                    .unwrap();
-            }
-        })
-        .buffer_unordered(256)
-        .collect::<Vec<()>>()
-        .await;
-    println!("  (raw: published in {:.2?})", started.elapsed());
+    let url = nats.url();
+    let published = publisher().spawn(async move {
+        // Its own connection, on its own threads, as the cluster's publisher has.
+        let js = jetstream::new(async_nats::connect(url).await.unwrap());
+        futures::stream::iter(0..signals)
+            .map(|i| {
+                let js = js.clone();
+                async move {
+                    let signal = add();
+                    let message = jetstream::message::PublishMessage::build()
+                        .payload(serde_json::to_vec(&signal).unwrap().into())
+                        .message_id(&signal.id)
+                        .header("Stratagem-Agent", agent(i).as_str());
+                    let subject = format!("raw.{}", shard_of(&agent(i), SHARDS));
+                    js.send_publish(subject, message)
+                        .await
+                        .unwrap()
+                        .await
+                        .unwrap();
+                }
+            })
+            .buffer_unordered(256)
+            .collect::<Vec<()>>()
+            .await;
+        started.elapsed()
+    });
+    println!("  (raw: published in {:.2?})", published.await.unwrap());
     for consumer in consumers {
         consumer.await.unwrap();
     }
@@ -216,9 +234,13 @@ async fn cluster(nats: &Nats, pg: &Postgres, nodes: usize, signals: u64) -> Dura
     tokio::time::sleep(Duration::from_secs(2)).await;
     let client = scenario.client().await;
     let started = Instant::now();
-    let publisher = tokio::spawn({
-        let client = client.clone();
-        async move { publish_all(&client, signals).await }
+    let publisher = publisher().spawn({
+        let (url, options) = (scenario.nats.clone(), scenario.options());
+        async move {
+            let client = ClusterClient::connect(&url, &options).await.unwrap();
+            publish_all(&client, signals).await;
+            started.elapsed()
+        }
     });
     let mut stream = client.ensure_stream("Tally").await.unwrap();
     loop {
@@ -230,7 +252,16 @@ async fn cluster(nats: &Nats, pg: &Postgres, nodes: usize, signals: u64) -> Dura
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     let elapsed = started.elapsed();
-    publisher.await.unwrap();
+    let (redelivered, duplicates) = members.iter().fold((0, 0), |(r, d), m| {
+        (r + m.stats().redelivered, d + m.stats().duplicates)
+    });
+    println!(
+        "  ({nodes} node(s): {redelivered} signals redelivered, {duplicates} recognised as duplicates)"
+    );
+    println!(
+        "  ({nodes} node(s): published in {:.2?})",
+        publisher.await.unwrap()
+    );
     for member in members {
         member.shutdown().await.unwrap();
     }

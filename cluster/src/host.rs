@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use agent_runtime::journal::JournalOptions;
 use agent_runtime::server::AgentServer;
 use agent_runtime::store::StoreError;
 use agent_runtime::{AgentSpec, Signal};
@@ -16,6 +17,7 @@ use tokio::task::JoinHandle;
 use crate::client::ClusterClient;
 use crate::commit::GroupCommit;
 use crate::error::ClusterError;
+use crate::journal::{HeldLeases, NodeJournal};
 use crate::lease::Lease;
 use crate::options::ClusterOptions;
 use crate::outbox::Outbox;
@@ -42,7 +44,7 @@ pub(crate) struct Node<S: AgentSpec> {
     stream: stream::Stream,
     /// Every lease this node believes it holds, by key: what renewals keep alive, and what
     /// shards and agents check before they act.
-    leases: Mutex<HashMap<String, i64>>,
+    leases: HeldLeases,
     /// The agents running here.
     pub(crate) agents: Mutex<HashMap<String, AgentServer<S>>>,
     shards: Mutex<BTreeSet<u32>>,
@@ -95,20 +97,27 @@ impl<S: AgentSpec + Default> Node<S> {
         self.store
             .heartbeat(&self.cluster, self.name(), ttl)
             .await?;
-        let keys: Vec<String> = lock(&self.leases).keys().cloned().collect();
+        let held: Vec<(String, i64)> = lock(&self.leases)
+            .iter()
+            .map(|(key, token)| (key.clone(), *token))
+            .collect();
+        let keys: Vec<String> = held.iter().map(|(key, _)| key.clone()).collect();
         let renewed = self.store.renew(self.name(), &keys, ttl).await?;
         {
             let renewed: HashMap<&str, i64> =
                 renewed.iter().map(|l| (l.key.as_str(), l.token)).collect();
             let mut leases = lock(&self.leases);
-            let before = leases.len();
-            leases.retain(|key, token| renewed.get(key.as_str()) == Some(token));
-            if leases.len() < before {
-                tracing::warn!(
-                    node = self.name(),
-                    lost = before - leases.len(),
-                    "leases expired or taken over"
-                );
+            // Only the leases asked for can be lost: one claimed while the renewal ran was not
+            // in it, and is live.
+            let mut lost = 0;
+            for (key, token) in &held {
+                if renewed.get(key.as_str()) != Some(token) && leases.get(key) == Some(token) {
+                    leases.remove(key);
+                    lost += 1;
+                }
+            }
+            if lost > 0 {
+                tracing::warn!(node = self.name(), lost, "leases expired or taken over");
             }
         }
         running.retain(|shard, s| {
@@ -265,6 +274,19 @@ impl<S: AgentSpec + Default> Cluster<S> {
         let stream = client.ensure_stream(S::NAME).await?;
         let outbox = Arc::new(Outbox::default());
         let commit = GroupCommit::start(store.clone(), options.postgres_connections);
+        let leases = HeldLeases::default();
+        if let Some((snapshot_every, keep_snapshots)) = options.journal {
+            let journal = NodeJournal {
+                store: store.clone(),
+                owner: options.node.clone(),
+                leases: leases.clone(),
+            };
+            options.server = options.server.journal(
+                JournalOptions::new(journal)
+                    .snapshot_every(snapshot_every)
+                    .keep_snapshots(keep_snapshots),
+            );
+        }
         options.server = options.server.transport(Arc::new(
             NatsTransport::for_client(&client).with_outbox(outbox.clone()),
         ));
@@ -277,7 +299,7 @@ impl<S: AgentSpec + Default> Cluster<S> {
             client,
             outbox,
             stream,
-            leases: Mutex::new(HashMap::new()),
+            leases,
             agents: Mutex::new(HashMap::new()),
             shards: Mutex::new(BTreeSet::new()),
         });
@@ -310,6 +332,20 @@ impl<S: AgentSpec + Default> Cluster<S> {
     /// Sends `signal` to agent `agent_id`, wherever it runs.
     pub async fn send(&self, agent_id: &str, signal: &Signal) -> Result<(), ClusterError> {
         self.node.client.send::<S>(agent_id, signal).await
+    }
+
+    /// Answers the pending interrupt `interrupt_id` of agent `agent_id`, wherever it runs:
+    /// see [`ClusterClient::resume`].
+    pub async fn resume(
+        &self,
+        agent_id: &str,
+        interrupt_id: &str,
+        value: impl serde::Serialize,
+    ) -> Result<(), ClusterError> {
+        self.node
+            .client
+            .resume::<S>(agent_id, interrupt_id, value)
+            .await
     }
 
     /// The agent `id`, if it runs on this node now.
@@ -352,6 +388,7 @@ impl<S: AgentSpec + Default> Cluster<S> {
 pub(crate) struct Stats {
     pub(crate) applied: AtomicU64,
     pub(crate) duplicates: AtomicU64,
+    pub(crate) redelivered: AtomicU64,
     pub(crate) refused: AtomicU64,
     pub(crate) thawed: AtomicU64,
 }
@@ -365,6 +402,7 @@ impl Stats {
         ClusterStats {
             applied: self.applied.load(Ordering::Relaxed),
             duplicates: self.duplicates.load(Ordering::Relaxed),
+            redelivered: self.redelivered.load(Ordering::Relaxed),
             refused_checkpoints: self.refused.load(Ordering::Relaxed),
             thawed: self.thawed.load(Ordering::Relaxed),
         }
@@ -379,6 +417,9 @@ pub struct ClusterStats {
     pub applied: u64,
     /// Redelivered signals recognised by their id and not applied again.
     pub duplicates: u64,
+    /// Signals JetStream delivered more than once (a node died or did not acknowledge in
+    /// time, or an agent was busy or being handed over).
+    pub redelivered: u64,
     /// Checkpoints PostgreSQL refused because another node had taken the agent over.
     pub refused_checkpoints: u64,
     /// Agents brought back from a checkpoint on this node.

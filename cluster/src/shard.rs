@@ -1,7 +1,7 @@
 //! One shard on its node: take a batch of signals from JetStream, apply them to their agents,
 //! checkpoint, acknowledge.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -14,6 +14,7 @@ use async_nats::jetstream::{AckKind, Message};
 use futures::StreamExt;
 use futures::future::{BoxFuture, join_all};
 use tokio::sync::watch;
+use tokio::task::JoinHandle;
 
 use crate::commit::GroupCommit;
 use crate::host::{Node, SHARD_LEASE_PREFIX, Stats};
@@ -51,7 +52,18 @@ pub(crate) struct Shard<S: AgentSpec + Default> {
     mode: watch::Receiver<ShardMode>,
     agents: HashMap<String, Active<S>>,
     last_sweep: Instant,
+    /// Batches applied whose checkpoints (then acknowledgements) are under way, oldest first:
+    /// the next batch is fetched and applied meanwhile. An agent writes its checkpoints one
+    /// after the other (it waits for each), so they reach PostgreSQL in order.
+    committing: VecDeque<JoinHandle<Vec<(String, ServerError)>>>,
 }
+
+/// An agent of a batch, its store (when acknowledged after its checkpoint) and the signals to
+/// acknowledge.
+type Commit<S> = (String, AgentServer<S>, Option<AgentStore>, Vec<Message>);
+
+/// At most this many batches of a shard are being checkpointed at once.
+const MAX_COMMITTING: usize = 4;
 
 /// Why an agent could not be activated here.
 enum Inactive {
@@ -74,6 +86,7 @@ impl<S: AgentSpec + Default> Shard<S> {
             mode,
             agents: HashMap::new(),
             last_sweep: Instant::now(),
+            committing: VecDeque::new(),
         }
     }
 
@@ -86,6 +99,7 @@ impl<S: AgentSpec + Default> Shard<S> {
                 ShardMode::HandBack => return self.hand_back().await,
                 ShardMode::Abandon => return self.abandon().await,
             }
+            self.reap(MAX_COMMITTING - 1).await;
             self.drop_lost().await;
             match self.fetch().await {
                 Ok(messages) if !messages.is_empty() => self.process(messages).await,
@@ -155,7 +169,12 @@ impl<S: AgentSpec + Default> Shard<S> {
             .expires(options.poll)
             .messages()
             .await?;
-        collect(next).await
+        // The server ends the pull after `poll` (408) or with a message. Now and then (seen
+        // with nats-server 2.9 under load) neither comes, and the client would wait for its
+        // own timeout, `poll` + 5 s, while signals pile up: give up at twice `poll`.
+        tokio::time::timeout(options.poll * 2, collect(next))
+            .await
+            .unwrap_or_else(|_| Ok(Vec::new()))
     }
 
     async fn process(&mut self, messages: Vec<Message>) {
@@ -163,6 +182,9 @@ impl<S: AgentSpec + Default> Shard<S> {
         let mut groups: Vec<(String, Vec<(Message, Signal)>)> = Vec::new();
         let mut index: HashMap<String, usize> = HashMap::new();
         for message in messages {
+            if message.info().is_ok_and(|info| info.delivered > 1) {
+                Stats::add(&self.node.stats.redelivered, 1);
+            }
             match wire::decode(message.headers.as_ref(), &message.payload) {
                 Ok((agent, signal)) => {
                     let at = *index.entry(agent.clone()).or_insert_with(|| {
@@ -228,33 +250,59 @@ impl<S: AgentSpec + Default> Shard<S> {
             }
             applied.push((agent, acks));
         }
-        match self.node.options.ack_after {
-            AckAfter::Checkpoint => {
-                let results =
-                    join_all(applied.iter().map(|(agent, _)| self.checkpoint(agent))).await;
-                for ((agent, acks), result) in applied.into_iter().zip(results) {
-                    match result {
-                        Ok(()) => ack_all(acks).await,
-                        Err(e) => {
-                            self.on_checkpoint_error(&agent, e).await;
-                            nak_all(acks, &self.node.options).await;
-                        }
+        // Checkpoint (or wait until applied), then acknowledge, while the next batch is fetched
+        // and applied.
+        let ack_after = self.node.options.ack_after;
+        let options = self.node.options.clone();
+        let mut work: Vec<Commit<S>> = Vec::with_capacity(applied.len());
+        for (agent, acks) in applied {
+            let Some(active) = self.agents.get(&agent) else {
+                nak_all(acks, &options).await;
+                continue;
+            };
+            let store = (ack_after == AckAfter::Checkpoint).then(|| self.store_of(active));
+            work.push((agent, active.server.clone(), store, acks));
+        }
+        self.committing.push_back(tokio::spawn(async move {
+            let done = join_all(
+                work.into_iter()
+                    .map(|(agent, server, store, acks)| async move {
+                        let result = match &store {
+                            Some(store) => server.checkpoint(store).await,
+                            // A snapshot is answered after the queued signals: they are applied.
+                            None => server.snapshot().await.map(drop),
+                        };
+                        (agent, result, acks)
+                    }),
+            )
+            .await;
+            let mut failed = Vec::new();
+            for (agent, result, acks) in done {
+                match result {
+                    Ok(()) => ack_all(acks).await,
+                    Err(e) => {
+                        nak_all(acks, &options).await;
+                        failed.push((agent, e));
                     }
                 }
             }
-            AckAfter::Applied => {
-                for (agent, acks) in applied {
-                    // A snapshot is answered after the queued signals: they are applied.
-                    let applied = match self.agents.get(&agent) {
-                        Some(active) => active.server.snapshot().await.is_ok(),
-                        None => false,
-                    };
-                    if applied {
-                        ack_all(acks).await;
-                    } else {
-                        nak_all(acks, &self.node.options).await;
-                    }
-                }
+            failed
+        }));
+    }
+
+    /// Waits until at most `left` batches are being checkpointed, and handles the failures of
+    /// those that finished.
+    async fn reap(&mut self, left: usize) {
+        while let Some(oldest) = self.committing.front() {
+            if self.committing.len() <= left && !oldest.is_finished() {
+                return;
+            }
+            let Some(task) = self.committing.pop_front() else {
+                return;
+            };
+            let failed = task.await.unwrap_or_default();
+            for (agent, e) in failed {
+                self.on_checkpoint_error(&agent, e).await;
             }
         }
     }
@@ -363,6 +411,19 @@ impl<S: AgentSpec + Default> Shard<S> {
         inactive
     }
 
+    /// The store `active`'s checkpoints go through.
+    fn store_of(&self, active: &Active<S>) -> AgentStore {
+        AgentStore {
+            outbox: self.node.outbox.clone(),
+            commit: self.node.commit.clone(),
+            store: self.node.store.clone(),
+            lease: active.lease.clone(),
+            seen: active.seen.to_shared(),
+            fingerprint: active.fingerprint.clone(),
+            last_seen: active.seen.last().map(str::to_string),
+        }
+    }
+
     /// Writes `agent`'s checkpoint under its lease (skipped when nothing changed since the
     /// last one).
     async fn checkpoint(&self, agent: &str) -> Result<(), ServerError> {
@@ -372,16 +433,7 @@ impl<S: AgentSpec + Default> Shard<S> {
                 reason: "the agent no longer runs on this node".to_string(),
             }));
         };
-        let store = AgentStore {
-            outbox: &self.node.outbox,
-            commit: &self.node.commit,
-            store: &self.node.store,
-            lease: &active.lease,
-            seen: active.seen.to_shared(),
-            fingerprint: active.fingerprint.clone(),
-            last_seen: active.seen.last().map(str::to_string),
-        };
-        active.server.checkpoint(&store).await
+        active.server.checkpoint(&self.store_of(active)).await
     }
 
     async fn on_checkpoint_error(&mut self, agent: &str, error: ServerError) {
@@ -446,6 +498,7 @@ impl<S: AgentSpec + Default> Shard<S> {
     }
 
     async fn hand_back(mut self) {
+        self.reap(0).await;
         self.sweep().await;
         let agents: Vec<String> = self.agents.keys().cloned().collect();
         for agent in agents {
@@ -454,6 +507,7 @@ impl<S: AgentSpec + Default> Shard<S> {
     }
 
     async fn abandon(mut self) {
+        self.reap(0).await;
         let agents: Vec<String> = self.agents.keys().cloned().collect();
         for agent in agents {
             self.drop_agent(&agent, true).await;
@@ -494,17 +548,17 @@ async fn nak_all(messages: impl IntoIterator<Item = Message>, options: &crate::C
 /// addressed to others are stored in JetStream, then writes fenced, skipping a write whose
 /// content (everything but the time it was taken, plus the newest signal id) equals the last.
 #[derive(Debug)]
-struct AgentStore<'a> {
-    outbox: &'a Outbox,
-    commit: &'a GroupCommit,
-    store: &'a PostgresStore,
-    lease: &'a Lease,
+struct AgentStore {
+    outbox: Arc<Outbox>,
+    commit: GroupCommit,
+    store: PostgresStore,
+    lease: Lease,
     seen: Arc<[String]>,
     fingerprint: Arc<Mutex<Option<u64>>>,
     last_seen: Option<String>,
 }
 
-impl Store for AgentStore<'_> {
+impl Store for AgentStore {
     fn save<'a>(
         &'a self,
         key: &'a str,
@@ -531,7 +585,7 @@ impl Store for AgentStore<'_> {
                 ));
             }
             self.commit
-                .save(self.lease, checkpoint, self.seen.clone())
+                .save(&self.lease, checkpoint, self.seen.clone())
                 .await?;
             *self.fingerprint.lock().unwrap_or_else(|p| p.into_inner()) = Some(fingerprint);
             Ok(())

@@ -7,6 +7,7 @@
 
 mod base64;
 mod binary;
+pub(crate) mod compact;
 mod json;
 mod rules;
 mod trace_context;
