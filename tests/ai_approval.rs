@@ -12,49 +12,9 @@ use stratagem::prelude::*;
 use stratagem::server::ServerError;
 use stratagem::store::MemoryStore;
 
-/// Refunds orders; every refund waits for a person.
-#[agent(strategy = React, model = "fast", tools = [lookup, refund], approve = [refund], max_iterations = 5)]
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-struct Refunder {
-    lookups_run: u32,
-    refunds: Vec<u32>,
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-struct Order {
-    order: u32,
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-struct Refund {
-    order: u32,
-    amount: u32,
-}
-
-/// Looks an order up.
-#[action]
-fn lookup(refunder: &mut Refunder, order: Order) -> Outcome {
-    refunder.lookups_run += 1;
-    Outcome::new().reply(json!({ "order": order.order, "paid": 40 }))
-}
-
-/// Refunds part of an order.
-#[action]
-fn refund(refunder: &mut Refunder, refund: Refund) -> Outcome {
-    refunder.refunds.push(refund.amount);
-    Outcome::new().reply(json!({ "refunded": refund.amount, "order": refund.order }))
-}
-
-/// Looks up order `n`, then asks for two refunds at once, then answers.
-fn script(n: u32) -> ScriptedModel {
-    ScriptedModel::new()
-        .user(format!("refund order {n}"))
-        .call("lookup", json!({ "order": n }))
-        .call("refund", json!({ "order": n, "amount": 5 }))
-        .also("refund", json!({ "order": n, "amount": 6 }))
-        .unwrap()
-        .answer("done")
-}
+#[path = "support/refunder.rs"]
+mod refunder;
+use refunder::{Refunder, script};
 
 fn options(model: &ScriptedModel, store: &Arc<MemoryStore>) -> Options {
     Options::default()
@@ -94,15 +54,9 @@ fn refused_as(error: &ServerError) -> &InterruptError {
     }
 }
 
-/// A small deterministic shuffle (xorshift), so the order is random but reproducible.
-fn shuffle<T>(items: &mut [T], mut seed: u64) {
-    for i in (1..items.len()).rev() {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        items.swap(i, (seed % (i as u64 + 1)) as usize);
-    }
-}
+#[path = "support/shuffle.rs"]
+mod shuffle;
+use shuffle::shuffle;
 
 #[tokio::test]
 async fn approvals_across_agents_resume_in_any_order_after_hibernation_and_run_each_tool_once() {
@@ -268,4 +222,81 @@ async fn a_journaled_run_with_an_approval_replays_with_equal_hashes() {
     assert_eq!(replayed.state().refunds, live.state().refunds);
     assert_eq!(replayed.state().lookups_run, 1);
     assert_eq!(replayed.snapshot(), live.snapshot());
+}
+
+/// Adaptive that picks ReAct asks for approval the same way.
+mod chooser {
+    use stratagem::prelude::*;
+
+    #[agent(
+        strategy = Adaptive,
+        available_strategies = [react],
+        default_strategy = react,
+        tools = [refund],
+        approve = [refund],
+    )]
+    #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+    pub struct Chooser {
+        pub refunds: Vec<u32>,
+    }
+
+    #[derive(Debug, Deserialize, JsonSchema)]
+    pub struct Refund {
+        amount: u32,
+    }
+
+    /// Refunds part of an order.
+    #[action]
+    pub fn refund(chooser: &mut Chooser, refund: Refund) {
+        chooser.refunds.push(refund.amount);
+    }
+}
+
+#[tokio::test]
+async fn adaptive_as_react_asks_too_and_the_in_process_runner_says_it_waits() {
+    use chooser::Chooser;
+    use stratagem::AgentError;
+    use stratagem::DynAgent;
+    use stratagem::ai::{AiRunner, AskError};
+    use stratagem::interrupt::Resume;
+
+    let model = ScriptedModel::new()
+        .user("refund order 2")
+        .call("refund", json!({ "amount": 9 }))
+        .answer("refunded");
+    let runner = AiRunner::new(ModelTable::new().alias("fast", Arc::new(model.clone()), "m"));
+    let mut agent = Chooser::new().with_id("chooser-1");
+    let error = agent.ask(&runner, "refund order 2").await.unwrap_err();
+    assert!(
+        matches!(&error, AskError::Refused { message } if message.contains("chooser-1/refund/1")),
+        "{error:?}"
+    );
+    assert!(agent.state().refunds.is_empty());
+    let pending = agent.interrupts();
+    assert_eq!(pending.len(), 1);
+
+    let wrong = agent.cmd(Resume {
+        id: pending[0].id.clone(),
+        value: json!({ "approve": "yes" }),
+    });
+    assert!(
+        matches!(
+            wrong,
+            Err(AgentError::Interrupt {
+                error: InterruptError::WrongType { .. }
+            })
+        ),
+        "{wrong:?}"
+    );
+    let value = serde_json::to_value(Approval::approve()).unwrap();
+    let resumed = agent
+        .cmd(Resume {
+            id: pending[0].id.clone(),
+            value,
+        })
+        .unwrap();
+    runner.settle(&mut agent, resumed).await;
+    assert_eq!(agent.state().refunds, [9]);
+    assert_eq!(agent.snapshot().result.unwrap()["answer"], "refunded");
+    model.assert_finished();
 }

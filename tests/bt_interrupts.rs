@@ -12,75 +12,9 @@ use stratagem::server::ServerError;
 use stratagem::store::MemoryStore;
 use stratagem::{AgentError, DynAgent};
 
-/// Packs a shipment, waits for two people (a manager and customs) at once, then ships it.
-#[agent(strategy = BehaviorTree, tick = 10ms, tree = {
-    sequence {
-        action pack
-        parallel(success = 2) {
-            ask approval(Manifest) -> Verdict do record_approval
-            ask customs(Manifest) -> Verdict do record_customs
-        }
-        action ship
-    }
-})]
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-struct Shipment {
-    crates: u32,
-    packs_run: u32,
-    ships_run: u32,
-    /// `(who, note)` for every approval taken.
-    approvals: Vec<(String, String)>,
-}
-
-/// What the people are shown.
-#[derive(Debug, Serialize)]
-struct Manifest {
-    crates: u32,
-}
-
-impl From<&Shipment> for Manifest {
-    fn from(shipment: &Shipment) -> Self {
-        Manifest {
-            crates: shipment.crates,
-        }
-    }
-}
-
-/// A person's answer.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-struct Verdict {
-    approve: bool,
-    note: String,
-}
-
-#[action]
-fn pack(shipment: &mut Shipment) {
-    shipment.crates += 3;
-    shipment.packs_run += 1;
-}
-
-#[action]
-fn ship(shipment: &mut Shipment) {
-    shipment.ships_run += 1;
-}
-
-fn record(shipment: &mut Shipment, who: &str, verdict: Verdict) -> bt::Status {
-    if !verdict.approve {
-        return bt::Status::Failure;
-    }
-    shipment.approvals.push((who.to_string(), verdict.note));
-    bt::Status::Success
-}
-
-#[action]
-fn record_approval(shipment: &mut Shipment, verdict: Verdict) -> bt::Status {
-    record(shipment, "manager", verdict)
-}
-
-#[action]
-fn record_customs(shipment: &mut Shipment, verdict: Verdict) -> bt::Status {
-    record(shipment, "customs", verdict)
-}
+#[path = "support/shipments.rs"]
+mod shipments;
+use shipments::{Manifest, Shipment, Verdict};
 
 fn raised(directives: &[Directive]) -> Vec<PendingInterrupt> {
     directives
@@ -258,15 +192,9 @@ fn a_parked_tree_survives_a_checkpoint_round_trip() {
     assert_eq!((back.state().packs_run, back.state().ships_run), (1, 1));
 }
 
-/// A small deterministic shuffle (xorshift), so the order is random but reproducible.
-fn shuffle<T>(items: &mut [T], mut seed: u64) {
-    for i in (1..items.len()).rev() {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        items.swap(i, (seed % (i as u64 + 1)) as usize);
-    }
-}
+#[path = "support/shuffle.rs"]
+mod shuffle;
+use shuffle::shuffle;
 
 #[tokio::test(start_paused = true)]
 async fn the_server_parks_asks_and_resumes_them_after_hibernate_in_a_random_order() {

@@ -2,9 +2,11 @@
 //! server, each with 3 pending interrupts parked in a redb file, and is killed (`SIGKILL`)
 //! while they wait. This process then thaws every agent from the file and answers all 3,000
 //! interrupts in a random order: none is lost, none reaches another agent or another request,
-//! and no action runs twice (the agents count their action runs).
+//! and no action runs twice (the agents count their action runs). Beside them, a twentieth as
+//! many behaviour-tree agents wait at two `ask` leaves each, and as many ReAct agents wait for
+//! the approval of two tool calls each; their answers are shuffled in with the others.
 //!
-//! `STRATAGEM_INTERRUPT_AGENTS=N` changes the number of agents. The binary runs without the
+//! `STRATAGEM_INTERRUPT_AGENTS=N` changes the number of FSM agents. The binary runs without the
 //! test harness: re-executed with `STRATAGEM_INTERRUPT_CHILD=<dir>`, it is the child.
 
 use std::collections::{BTreeMap, HashSet};
@@ -20,9 +22,19 @@ use stratagem::prelude::*;
 use stratagem::server::ServerError;
 use stratagem::store::{RedbStore, Store};
 
+#[path = "support/refunder.rs"]
+mod refunder;
 #[path = "support/refunds.rs"]
 mod refunds;
+#[path = "support/shipments.rs"]
+mod shipments;
+#[path = "support/shuffle.rs"]
+mod shuffle;
+use refunder::Refunder;
 use refunds::{Decision, RefundRequest, Refunds};
+use shipments::{Shipment, Verdict};
+use shuffle::shuffle;
+use stratagem::ai::{Approval, ModelTable, ScriptedModel};
 
 const PENDING: u32 = 3;
 const PARKED: &str = "parked";
@@ -36,6 +48,25 @@ fn agents() -> u32 {
 
 fn id(agent: u32) -> String {
     format!("desk-{agent}")
+}
+
+/// How many tree agents and how many AI agents park beside the FSM agents.
+fn others() -> u32 {
+    (agents() / 20).max(1)
+}
+
+fn tree_id(agent: u32) -> String {
+    format!("ship-{agent}")
+}
+
+fn ai_id(agent: u32) -> String {
+    format!("refunder-{agent}")
+}
+
+/// The AI agents' model: in the child, the script up to the approvals; after the kill, a rule
+/// that answers whatever comes next.
+fn models(script: ScriptedModel) -> ModelTable {
+    ModelTable::new().alias("fast", Arc::new(script), "test-model")
 }
 
 /// The item agent `agent`'s `k`-th request asks about: distinct across all agents.
@@ -82,9 +113,11 @@ fn main() {
     );
     runtime().block_on(resume_all(dir.path()));
     println!(
-        "interrupt_kill: {} agents, {} interrupts resumed after kill -9",
+        "interrupt_kill: {} FSM agents, {} tree agents and {} AI agents; {} interrupts resumed after kill -9",
         agents(),
-        agents() * PENDING
+        others(),
+        others(),
+        agents() * PENDING + 4 * others()
     );
 }
 
@@ -95,6 +128,7 @@ fn child(dir: &Path) {
             Arc::new(RedbStore::open(dir.join("checkpoints.redb")).expect("the store opens"));
         let options = parking(store);
         let mut servers = Vec::new();
+        let mut servers_of_others = Vec::new();
         for agent in 0..agents() {
             let server = AgentServer::start(Refunds::new().with_id(id(agent)), options.clone())
                 .await
@@ -116,26 +150,52 @@ fn child(dir: &Path) {
                 }
             });
         futures::future::join_all(calls).await;
+        for agent in 0..others() {
+            let tree = AgentServer::start(Shipment::new().with_id(tree_id(agent)), options.clone())
+                .await
+                .expect("the tree agent starts");
+            let ai = AgentServer::start(
+                Refunder::new().with_id(ai_id(agent)),
+                options.clone().models(models(refunder::script(agent))),
+            )
+            .await
+            .expect("the AI agent starts");
+            let query = json!({ "query": format!("refund order {agent}") });
+            ai.call(Signal::new("ai.query", query)).await.unwrap();
+            // Both park on their own (the tree as it ticks, the AI agent as its model answers):
+            // wait until each has its two interrupts on disk.
+            for server in [tree.handle(), ai.handle()] {
+                while server.interrupts().await.unwrap().len() < 2 {
+                    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+                }
+            }
+            servers_of_others.push((tree, ai));
+        }
         println!("{PARKED}");
         std::future::pending::<()>().await;
     });
 }
 
-/// A small deterministic shuffle (xorshift), so a failure can be replayed.
-fn shuffle<T>(items: &mut [T], mut seed: u64) {
-    for i in (1..items.len()).rev() {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        items.swap(i, (seed % (i as u64 + 1)) as usize);
-    }
+/// One answer to give after the kill.
+#[derive(Debug)]
+enum Answer {
+    /// FSM agent, interrupt id, item.
+    Fsm(u32, String, u32),
+    /// Tree agent, interrupt id.
+    Tree(u32, String),
+    /// AI agent, interrupt id.
+    Ai(u32, String),
 }
 
 async fn resume_all(dir: &Path) {
     let store = Arc::new(RedbStore::open(dir.join("checkpoints.redb")).expect("the store reopens"));
     let options = parking(store.clone());
     let keys = store.keys().await.unwrap();
-    assert_eq!(keys.len(), agents() as usize, "every agent was parked");
+    assert_eq!(
+        keys.len(),
+        (agents() + 2 * others()) as usize,
+        "every agent was parked"
+    );
 
     let mut servers = BTreeMap::new();
     let mut answers = Vec::new();
@@ -163,17 +223,100 @@ async fn resume_all(dir: &Path) {
         servers.insert(agent, server);
     }
 
-    let seed = 0x9E37_79B9_7F4A_7C15;
-    shuffle(&mut answers, seed);
-    for (agent, interrupt, item) in &answers {
-        let decision = Decision {
-            item: *item,
-            approve: !item.is_multiple_of(3),
-        };
-        servers[agent]
-            .resume(interrupt, decision)
+    // The tree and AI agents: each parked on two interrupts, nothing before them ran twice.
+    let mut trees = BTreeMap::new();
+    let mut ais = BTreeMap::new();
+    let mut all: Vec<Answer> = answers
+        .iter()
+        .map(|(agent, id, item)| Answer::Fsm(*agent, id.clone(), *item))
+        .collect();
+    for agent in 0..others() {
+        let tree = AgentServer::<Shipment>::thaw(&*store, &tree_id(agent), options.clone())
             .await
-            .unwrap_or_else(|e| panic!("resuming `{interrupt}` (seed {seed:#x}): {e}"));
+            .expect("a parked tree agent thaws");
+        let pending = tree.interrupts().await.unwrap();
+        assert_eq!(pending.len(), 2, "tree {agent} lost none");
+        assert_eq!(tree.state().await.unwrap().packs_run, 1);
+        all.extend(pending.into_iter().map(|p| Answer::Tree(agent, p.id)));
+        trees.insert(agent, tree);
+        let after_kill = models(ScriptedModel::new().when("refund order", "done"));
+        let ai = AgentServer::<Refunder>::thaw(
+            &*store,
+            &ai_id(agent),
+            options.clone().models(after_kill),
+        )
+        .await
+        .expect("a parked AI agent thaws");
+        let pending = ai.interrupts().await.unwrap();
+        assert_eq!(pending.len(), 2, "AI agent {agent} lost none");
+        assert_eq!(ai.state().await.unwrap().lookups_run, 1);
+        all.extend(pending.into_iter().map(|p| Answer::Ai(agent, p.id)));
+        ais.insert(agent, ai);
+    }
+
+    let seed = 0x9E37_79B9_7F4A_7C15;
+    shuffle(&mut all, seed);
+    for answer in &all {
+        let resumed = match answer {
+            Answer::Fsm(agent, interrupt, item) => {
+                let decision = Decision {
+                    item: *item,
+                    approve: !item.is_multiple_of(3),
+                };
+                servers[agent].resume(interrupt, decision).await
+            }
+            Answer::Tree(agent, interrupt) => {
+                let verdict = Verdict {
+                    approve: true,
+                    note: interrupt.clone(),
+                };
+                trees[agent].resume(interrupt, verdict).await
+            }
+            // The first refund of each is approved, the second refused.
+            Answer::Ai(agent, interrupt) => {
+                let approval = if interrupt.ends_with("/1") {
+                    Approval::approve()
+                } else {
+                    Approval::refuse("one refund per order")
+                };
+                ais[agent].resume(interrupt, approval).await
+            }
+        };
+        resumed.unwrap_or_else(|e| panic!("resuming {answer:?} (seed {seed:#x}): {e}"));
+    }
+    for (agent, tree) in &trees {
+        let state = tree.state().await.unwrap();
+        assert_eq!(
+            (state.packs_run, state.ships_run),
+            (1, 1),
+            "tree {agent}: every action ran once"
+        );
+        let mut notes: Vec<String> = state.approvals.iter().map(|(_, n)| n.clone()).collect();
+        notes.sort();
+        let mut expected = vec![
+            format!("{}/approval/1", tree_id(*agent)),
+            format!("{}/customs/2", tree_id(*agent)),
+        ];
+        expected.sort();
+        assert_eq!(notes, expected, "tree {agent} got exactly its own answers");
+        assert_eq!(tree.snapshot().await.unwrap().status, Status::Success);
+    }
+    for (agent, ai) in &ais {
+        let done = ai
+            .await_completion(std::time::Duration::from_secs(60))
+            .await
+            .unwrap();
+        assert_eq!(done.status, Status::Success, "AI agent {agent}");
+        let state = ai.state().await.unwrap();
+        assert_eq!(
+            state.lookups_run, 1,
+            "AI agent {agent}: the lookup ran once"
+        );
+        assert_eq!(
+            state.refunds,
+            [5],
+            "AI agent {agent}: the approved refund ran once"
+        );
     }
 
     let mut seen = HashSet::new();

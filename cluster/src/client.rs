@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use agent_runtime::interrupt::{RESUME_SIGNAL, Resume};
 use agent_runtime::signal::ContentMode;
 use agent_runtime::{AgentSpec, Signal};
 use async_nats::jetstream::{self, stream};
@@ -110,6 +111,35 @@ impl ClusterClient {
             .map_err(|e| fail(&e))?;
         ack.await.map_err(|e| fail(&e))?;
         Ok(())
+    }
+
+    /// Answers the pending interrupt `interrupt_id` of the agent `agent_id` of type `S` with
+    /// `value` (see `agent_runtime::interrupt`), wherever the agent runs, returning once
+    /// JetStream stored the answer. The answer's id is derived from the interrupt's
+    /// (`<interrupt id>/resume`), so a retried `resume` is one answer: JetStream drops the
+    /// second publish, and the agent recognises the id after a redelivery or a takeover.
+    ///
+    /// The agent checks the answer when it takes it: an unknown or already answered id, or a
+    /// value that is not the interrupt's resume type, changes nothing and is logged on the
+    /// node that runs it. Read the outcome from the agent's state.
+    pub async fn resume<S: AgentSpec>(
+        &self,
+        agent_id: &str,
+        interrupt_id: &str,
+        value: impl serde::Serialize,
+    ) -> Result<(), ClusterError> {
+        let value = serde_json::to_value(value).map_err(|e| {
+            ClusterError::Message(format!(
+                "the answer to interrupt `{interrupt_id}` does not serialize: {e}"
+            ))
+        })?;
+        let answer = Resume {
+            id: interrupt_id.to_string(),
+            value,
+        };
+        let data = serde_json::to_value(answer).unwrap_or_default();
+        let signal = Signal::with_id(format!("{interrupt_id}/resume"), RESUME_SIGNAL, data);
+        self.send::<S>(agent_id, &signal).await
     }
 
     /// The NATS URL.

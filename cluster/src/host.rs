@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use agent_runtime::journal::JournalOptions;
 use agent_runtime::server::AgentServer;
 use agent_runtime::store::StoreError;
 use agent_runtime::{AgentSpec, Signal};
@@ -16,6 +17,7 @@ use tokio::task::JoinHandle;
 use crate::client::ClusterClient;
 use crate::commit::GroupCommit;
 use crate::error::ClusterError;
+use crate::journal::{HeldLeases, NodeJournal};
 use crate::lease::Lease;
 use crate::options::ClusterOptions;
 use crate::outbox::Outbox;
@@ -42,7 +44,7 @@ pub(crate) struct Node<S: AgentSpec> {
     stream: stream::Stream,
     /// Every lease this node believes it holds, by key: what renewals keep alive, and what
     /// shards and agents check before they act.
-    leases: Mutex<HashMap<String, i64>>,
+    leases: HeldLeases,
     /// The agents running here.
     pub(crate) agents: Mutex<HashMap<String, AgentServer<S>>>,
     shards: Mutex<BTreeSet<u32>>,
@@ -272,6 +274,19 @@ impl<S: AgentSpec + Default> Cluster<S> {
         let stream = client.ensure_stream(S::NAME).await?;
         let outbox = Arc::new(Outbox::default());
         let commit = GroupCommit::start(store.clone(), options.postgres_connections);
+        let leases = HeldLeases::default();
+        if let Some((snapshot_every, keep_snapshots)) = options.journal {
+            let journal = NodeJournal {
+                store: store.clone(),
+                owner: options.node.clone(),
+                leases: leases.clone(),
+            };
+            options.server = options.server.journal(
+                JournalOptions::new(journal)
+                    .snapshot_every(snapshot_every)
+                    .keep_snapshots(keep_snapshots),
+            );
+        }
         options.server = options.server.transport(Arc::new(
             NatsTransport::for_client(&client).with_outbox(outbox.clone()),
         ));
@@ -284,7 +299,7 @@ impl<S: AgentSpec + Default> Cluster<S> {
             client,
             outbox,
             stream,
-            leases: Mutex::new(HashMap::new()),
+            leases,
             agents: Mutex::new(HashMap::new()),
             shards: Mutex::new(BTreeSet::new()),
         });
@@ -317,6 +332,20 @@ impl<S: AgentSpec + Default> Cluster<S> {
     /// Sends `signal` to agent `agent_id`, wherever it runs.
     pub async fn send(&self, agent_id: &str, signal: &Signal) -> Result<(), ClusterError> {
         self.node.client.send::<S>(agent_id, signal).await
+    }
+
+    /// Answers the pending interrupt `interrupt_id` of agent `agent_id`, wherever it runs:
+    /// see [`ClusterClient::resume`].
+    pub async fn resume(
+        &self,
+        agent_id: &str,
+        interrupt_id: &str,
+        value: impl serde::Serialize,
+    ) -> Result<(), ClusterError> {
+        self.node
+            .client
+            .resume::<S>(agent_id, interrupt_id, value)
+            .await
     }
 
     /// The agent `id`, if it runs on this node now.

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use agent_runtime::store::{Store, StoreError};
+use agent_runtime::store::{JournalRecords, Store, StoreError};
 use futures::future::BoxFuture;
 
 use crate::postgres::PostgresStore;
@@ -264,7 +264,8 @@ impl PostgresStore {
     }
 }
 
-/// A [`PostgresStore`] seen through one lease: `save` is fenced, the rest as the store.
+/// A [`PostgresStore`] seen through one lease: `save` and journal appends and compactions are
+/// fenced, reads as the store.
 #[derive(Debug, Clone)]
 pub struct FencedStore {
     store: PostgresStore,
@@ -277,6 +278,20 @@ impl FencedStore {
     pub fn lease(&self) -> &Lease {
         &self.lease
     }
+
+    /// Refuses a write to any key but the lease's.
+    fn own(&self, key: &str) -> Result<(), StoreError> {
+        if key == self.lease.key {
+            return Ok(());
+        }
+        Err(StoreError::Refused {
+            key: key.to_string(),
+            reason: format!(
+                "this store writes only `{}`, under its lease",
+                self.lease.key
+            ),
+        })
+    }
 }
 
 impl Store for FencedStore {
@@ -286,15 +301,7 @@ impl Store for FencedStore {
         checkpoint: &'a [u8],
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
-            if key != self.lease.key {
-                return Err(StoreError::Refused {
-                    key: key.to_string(),
-                    reason: format!(
-                        "this store writes only `{}`, under its lease",
-                        self.lease.key
-                    ),
-                });
-            }
+            self.own(key)?;
             self.store
                 .save_fenced(&self.lease, checkpoint, &self.seen)
                 .await
@@ -311,5 +318,41 @@ impl Store for FencedStore {
 
     fn keys(&self) -> BoxFuture<'_, Result<Vec<String>, StoreError>> {
         self.store.keys()
+    }
+
+    /// Fenced: only for the lease's key, while the lease is live and current.
+    fn append_journal<'a>(
+        &'a self,
+        key: &'a str,
+        records: &'a [(u64, Vec<u8>)],
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            self.own(key)?;
+            self.store.append_journal_fenced(&self.lease, records).await
+        })
+    }
+
+    fn read_journal<'a>(
+        &'a self,
+        key: &'a str,
+        from: u64,
+    ) -> BoxFuture<'a, Result<JournalRecords, StoreError>> {
+        self.store.read_journal(key, from)
+    }
+
+    fn journal_end<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<u64>, StoreError>> {
+        self.store.journal_end(key)
+    }
+
+    /// Fenced, as [`append_journal`](Store::append_journal).
+    fn compact_journal<'a>(
+        &'a self,
+        key: &'a str,
+        before: u64,
+    ) -> BoxFuture<'a, Result<u64, StoreError>> {
+        Box::pin(async move {
+            self.own(key)?;
+            self.store.compact_journal_fenced(&self.lease, before).await
+        })
     }
 }

@@ -44,6 +44,8 @@ mod error;
 #[cfg(feature = "nats")]
 mod host;
 #[cfg(feature = "nats")]
+mod journal;
+#[cfg(feature = "nats")]
 mod options;
 #[cfg(feature = "nats")]
 mod outbox;

@@ -54,6 +54,8 @@ pub struct ClusterOptions {
     pub(crate) reconnect: Reconnect,
     pub(crate) postgres_connections: usize,
     pub(crate) content_mode: ContentMode,
+    /// Journal every agent to PostgreSQL: (snapshot every, snapshots kept).
+    pub(crate) journal: Option<(u64, usize)>,
 }
 
 impl Default for ClusterOptions {
@@ -75,6 +77,7 @@ impl Default for ClusterOptions {
             reconnect: Reconnect::default(),
             postgres_connections: 4,
             content_mode: ContentMode::Structured,
+            journal: None,
         }
     }
 }
@@ -185,6 +188,17 @@ impl ClusterOptions {
         self
     }
 
+    /// Journals every input of every agent (see `agent_runtime::journal`) to PostgreSQL, in
+    /// `stratagem_journal`, with a snapshot every `snapshot_every` steps and the
+    /// `keep_snapshots` latest kept (older records are compacted away). Appends and
+    /// compactions are fenced by the node's lease on the agent, like checkpoints: a node that
+    /// lost an agent cannot write its journal. Read it back anywhere, offline, with
+    /// `Journal::load(&postgres_store, agent_id)`. Off by default.
+    pub fn journal(mut self, snapshot_every: u64, keep_snapshots: usize) -> Self {
+        self.journal = Some((snapshot_every.max(1), keep_snapshots.max(1)));
+        self
+    }
+
     /// This node's name.
     pub fn get_node(&self) -> &str {
         &self.node
@@ -233,6 +247,7 @@ impl fmt::Debug for ClusterOptions {
             .field("seen_window", &self.seen_window)
             .field("sweep_interval", &self.sweep_interval)
             .field("content_mode", &self.content_mode)
+            .field("journal", &self.journal)
             .finish_non_exhaustive()
     }
 }

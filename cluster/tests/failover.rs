@@ -9,7 +9,12 @@
 //!     firing there only, once per occurrence, while the paused old owner's firings are
 //!     refused;
 //! (d) PostgreSQL restarted mid-run: nothing lost, nothing counted twice;
-//! (e) signals agents emit for agents on another node (and on their own) arrive, each once.
+//! (e) signals agents emit for agents on another node (and on their own) arrive, each once;
+//! (f) an agent's input journal, in PostgreSQL, follows it from node to node and replays
+//!     offline to its final state;
+//! (g) an agent parked on an interrupt survives its node's `SIGKILL`: another node takes it
+//!     over, and `resume` through the cluster (sent twice, as a retrying client would)
+//!     completes it once, without running what came before the interrupt again.
 //!
 //! The binary runs without the test harness: re-executed with `STRATAGEM_TEST_NODE=<name>`, it
 //! is a node process that serves `Tally` agents until told `stop` on stdin.
@@ -18,13 +23,18 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use agent_cluster::{PostgresStore, shard_of};
+use agent_cluster::{Cluster, PostgresStore, shard_of};
 use agent_runtime::Signal;
+use agent_runtime::interrupt::PendingInterrupt;
+use agent_runtime::journal::Journal;
+use agent_runtime::server::{AgentServer, Options};
+use agent_runtime::store::{MemoryStore, Store};
 use futures::StreamExt;
 use serde_json::json;
 use support::cluster::{
     LEASE_MS, NodeProcess, Scenario, add, counts, give_up_after, node_main, runtime, wait_until,
 };
+use support::desk::{Decision, Desk};
 use support::tally::Tally;
 use support::{Nats, Postgres};
 
@@ -41,7 +51,7 @@ fn main() {
         .skip(1)
         .filter(|a| !a.starts_with('-'))
         .collect();
-    let scenarios: [(&str, Run); 6] = [
+    let scenarios: [(&str, Run); 8] = [
         ("(a) kill_and_restart", kill_and_restart),
         ("(b) paused_node_cannot_write", paused_node_cannot_write),
         (
@@ -56,6 +66,14 @@ fn main() {
         (
             "(e) emitted_signals_reach_other_nodes",
             emitted_signals_reach_other_nodes,
+        ),
+        (
+            "(f) journal_follows_the_agent_across_nodes",
+            journal_follows_the_agent_across_nodes,
+        ),
+        (
+            "(g) parked_agent_survives_its_node",
+            parked_agent_survives_its_node,
         ),
     ];
     let nats = Nats::start();
@@ -517,4 +535,147 @@ fn emitted_signals_reach_other_nodes(nats: &Nats, pg: &Postgres) {
         assert_eq!(stream.info().await.unwrap().state.messages, 0);
     });
     nodes.into_values().for_each(NodeProcess::stop);
+}
+
+fn journal_follows_the_agent_across_nodes(nats: &Nats, pg: &Postgres) {
+    let scenario = Scenario::new(nats, pg, "journal", 4);
+    runtime().block_on(async {
+        let client = scenario.client().await;
+        let store = scenario.store().await;
+        let node = |name: &str| {
+            // No compaction here (the store test covers it): both runs stay in the journal.
+            let options = scenario.options().node(name).journal(100, 4);
+            Cluster::<Tally>::connect_with(&scenario.nats, &scenario.postgres, options)
+        };
+        let counted = |n: u64| {
+            let store = &store;
+            move || async move {
+                let found = counts(store, "count").await.get("j-1").copied();
+                if found == Some(n) {
+                    Ok(())
+                } else {
+                    Err(format!("count {found:?}"))
+                }
+            }
+        };
+        // j1 runs the agent, then hands it back on shutdown; j2 takes it over.
+        let first = node("j1").await.unwrap();
+        for _ in 0..12 {
+            client.send::<Tally>("j-1", &add()).await.unwrap();
+        }
+        wait_until(Duration::from_secs(60), "12 signals counted", counted(12)).await;
+        first.shutdown().await.unwrap();
+        let second = node("j2").await.unwrap();
+        for _ in 0..8 {
+            client.send::<Tally>("j-1", &add()).await.unwrap();
+        }
+        wait_until(Duration::from_secs(60), "20 signals counted", counted(20)).await;
+        second.shutdown().await.unwrap();
+
+        // Offline, from PostgreSQL alone: every step replays with its hash checked.
+        let journal = Journal::load(&store, "j-1").await.unwrap();
+        assert_eq!(journal.replay::<Tally>().unwrap().state().count, 20);
+        // Written under both nodes' leases (each append fenced by the writer's token).
+        let (raw, connection) = tokio_postgres::connect(&scenario.postgres, tokio_postgres::NoTls)
+            .await
+            .unwrap();
+        tokio::spawn(connection);
+        let row = raw
+            .query_one(
+                "SELECT count(DISTINCT fencing_token) FROM stratagem_journal WHERE key = 'j-1'",
+                &[],
+            )
+            .await
+            .unwrap();
+        assert_eq!(row.get::<_, i64>(0), 2, "records of both owners' runs");
+    });
+}
+
+/// The desk `desk-1` as its last checkpoint has it (thawed offline, in memory): its state and
+/// its pending interrupts.
+async fn desk(store: &PostgresStore) -> Option<(Desk, Vec<PendingInterrupt>)> {
+    let bytes = store.load("desk-1").await.unwrap()?;
+    let copy = MemoryStore::new();
+    copy.save("desk-1", &bytes).await.unwrap();
+    let server = AgentServer::<Desk>::thaw(&copy, "desk-1", Options::default())
+        .await
+        .unwrap();
+    let found = (
+        server.state().await.unwrap(),
+        server.interrupts().await.unwrap(),
+    );
+    server.stop().await;
+    Some(found)
+}
+
+fn parked_agent_survives_its_node(nats: &Nats, pg: &Postgres) {
+    let scenario = Scenario::new(nats, pg, "parked", 4);
+    let mut nodes = vec![
+        scenario.node_serving("q1", "Desk"),
+        scenario.node_serving("q2", "Desk"),
+    ];
+    runtime().block_on(async {
+        let client = scenario.client().await;
+        let store = scenario.store().await;
+        let request = |item: u32| Signal::new("refund.request", json!({ "item": item }));
+        client.send::<Desk>("desk-1", &request(7)).await.unwrap();
+        let (_, pending) = wait_until(Duration::from_secs(60), "the desk parked", || async {
+            match desk(&store).await {
+                Some((state, pending)) if !pending.is_empty() => Ok((state, pending)),
+                other => Err(format!("{other:?}")),
+            }
+        })
+        .await;
+        assert_eq!(pending.len(), 1);
+        let parked = pending[0].id.clone();
+
+        // Its node dies while it waits; the other takes it over once the leases expire.
+        let (owner, _) = store.holder("desk-1").await.unwrap().unwrap();
+        let at = nodes.iter().position(|n| n.name == owner).unwrap();
+        nodes.remove(at).kill();
+
+        // The answer, through the cluster, twice (a client retrying), then a new request.
+        let decision = Decision {
+            item: 7,
+            approve: true,
+        };
+        client
+            .resume::<Desk>("desk-1", &parked, &decision)
+            .await
+            .unwrap();
+        client
+            .resume::<Desk>("desk-1", &parked, &decision)
+            .await
+            .unwrap();
+        client.send::<Desk>("desk-1", &request(8)).await.unwrap();
+        let (state, pending) = wait_until(
+            Duration::from_secs(60),
+            "the answer and the next request taken by the new owner",
+            || async {
+                match desk(&store).await {
+                    Some((state, pending))
+                        if state.decisions_run > 0 && state.requested.contains(&8) =>
+                    {
+                        Ok((state, pending))
+                    }
+                    other => Err(format!("{other:?}")),
+                }
+            },
+        )
+        .await;
+        assert_eq!(state.decisions, [(7, true)], "answered once, as sent");
+        assert_eq!(state.decisions_run, 1);
+        assert_eq!(state.requested, [7, 8]);
+        assert_eq!(
+            state.requests_run, 2,
+            "nothing before the interrupt ran again"
+        );
+        assert_eq!(pending.len(), 1, "item 8's interrupt waits: {pending:?}");
+        assert_ne!(pending[0].id, parked);
+        let (now, _) = store.holder("desk-1").await.unwrap().unwrap();
+        assert_ne!(now, owner, "the surviving node runs it");
+    });
+    for node in nodes {
+        node.stop();
+    }
 }

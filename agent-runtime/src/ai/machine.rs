@@ -330,15 +330,7 @@ impl<'a, S: AiAgent> Machine<'a, S> {
                 })
             })?;
         let call_id = pending.payload["call_id"].as_str().unwrap_or_default();
-        let index = (self.ai.phase == Phase::AwaitingTools)
-            .then(|| {
-                self.ai.run.as_ref().and_then(|run| {
-                    run.tools
-                        .iter()
-                        .position(|t| t.call_id == call_id && t.result.is_none())
-                })
-            })
-            .flatten();
+        let index = self.waiting_tool(call_id);
         // Withdrawn interrupts leave the pending list when their request ends: a call still
         // pending belongs to the current round.
         let Some(index) = index else {
@@ -390,6 +382,18 @@ impl<'a, S: AiAgent> Machine<'a, S> {
             INTERRUPT_SIGNAL,
             data,
         )));
+    }
+
+    /// The tool call of the current round with id `call_id` still waiting for its result.
+    fn waiting_tool(&self, call_id: &str) -> Option<usize> {
+        if self.ai.phase != Phase::AwaitingTools {
+            return None;
+        }
+        self.ai.run.as_ref().and_then(|run| {
+            run.tools
+                .iter()
+                .position(|t| t.call_id == call_id && t.result.is_none())
+        })
     }
 
     /// The request ended: the approvals it waited for are withdrawn.
@@ -784,15 +788,7 @@ impl<'a, S: AiAgent> Machine<'a, S> {
     }
 
     fn completion(&mut self, instruction: Instruction) {
-        let tool = (self.ai.phase == Phase::AwaitingTools)
-            .then(|| {
-                self.ai.run.as_ref().and_then(|run| {
-                    run.tools
-                        .iter()
-                        .position(|t| t.call_id == instruction.id && t.result.is_none())
-                })
-            })
-            .flatten();
+        let tool = self.waiting_tool(&instruction.id);
         if let Some(index) = tool {
             let outcome = match instruction
                 .outcome
@@ -837,15 +833,7 @@ impl<'a, S: AiAgent> Machine<'a, S> {
             );
             return self.bad_instruction(&instruction, message);
         };
-        let index = (self.ai.phase == Phase::AwaitingTools)
-            .then(|| {
-                self.ai.run.as_ref().and_then(|run| {
-                    run.tools
-                        .iter()
-                        .position(|t| t.call_id == call_id && t.result.is_none())
-                })
-            })
-            .flatten();
+        let index = self.waiting_tool(call_id);
         let Some(index) = index else {
             tracing::debug!(call_id, "stale tool result ignored");
             return;

@@ -1,5 +1,6 @@
 //! [`PostgresStore`]: checkpoints, leases and node heartbeats in PostgreSQL.
 
+mod journal;
 mod schema;
 
 use std::collections::HashMap;
@@ -9,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use agent_runtime::store::{Store, StoreError};
+use agent_runtime::store::{JournalRecords, Store, StoreError};
 use futures::future::BoxFuture;
 use tokio_postgres::{Client, Config, NoTls, Statement};
 
@@ -59,6 +60,12 @@ pub(crate) struct Statements {
     pub(crate) live_nodes: Statement,
     pub(crate) leave: Statement,
     pub(crate) idle: Statement,
+    pub(crate) journal_append: Statement,
+    pub(crate) journal_append_fenced: Statement,
+    pub(crate) journal_read: Statement,
+    pub(crate) journal_end: Statement,
+    pub(crate) journal_compact: Statement,
+    pub(crate) journal_compact_fenced: Statement,
 }
 
 impl Statements {
@@ -80,6 +87,12 @@ impl Statements {
             live_nodes: client.prepare(schema::LIVE_NODES).await?,
             leave: client.prepare(schema::LEAVE).await?,
             idle: client.prepare(schema::IDLE).await?,
+            journal_append: client.prepare(schema::JOURNAL_APPEND).await?,
+            journal_append_fenced: client.prepare(schema::JOURNAL_APPEND_FENCED).await?,
+            journal_read: client.prepare(schema::JOURNAL_READ).await?,
+            journal_end: client.prepare(schema::JOURNAL_END).await?,
+            journal_compact: client.prepare(schema::JOURNAL_COMPACT).await?,
+            journal_compact_fenced: client.prepare(schema::JOURNAL_COMPACT_FENCED).await?,
         })
     }
 }
@@ -399,5 +412,36 @@ impl Store for PostgresStore {
                 .await?;
             Ok(rows.iter().map(|r| r.get(0)).collect())
         })
+    }
+
+    /// Refused for a key ever leased (a clustered agent's journal is written under its lease:
+    /// [`PostgresStore::append_journal_fenced`]).
+    fn append_journal<'a>(
+        &'a self,
+        key: &'a str,
+        records: &'a [(u64, Vec<u8>)],
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(self.append_journal_plain(key, records))
+    }
+
+    fn read_journal<'a>(
+        &'a self,
+        key: &'a str,
+        from: u64,
+    ) -> BoxFuture<'a, Result<JournalRecords, StoreError>> {
+        Box::pin(self.read_journal_rows(key, from))
+    }
+
+    fn journal_end<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<u64>, StoreError>> {
+        Box::pin(self.journal_last(key))
+    }
+
+    /// Refused for a key ever leased, as [`append_journal`](Store::append_journal).
+    fn compact_journal<'a>(
+        &'a self,
+        key: &'a str,
+        before: u64,
+    ) -> BoxFuture<'a, Result<u64, StoreError>> {
+        Box::pin(self.compact_journal_plain(key, before))
     }
 }

@@ -26,6 +26,13 @@ CREATE TABLE IF NOT EXISTS stratagem_nodes (
     expires_at timestamptz NOT NULL,
     PRIMARY KEY (cluster, node)
 );
+CREATE TABLE IF NOT EXISTS stratagem_journal (
+    key text NOT NULL,
+    position bigint NOT NULL,
+    record bytea NOT NULL,
+    fencing_token bigint NOT NULL DEFAULT 0,
+    PRIMARY KEY (key, position)
+);
 COMMIT;
 ";
 
@@ -154,3 +161,68 @@ pub(super) const LEAVE: &str = "DELETE FROM stratagem_nodes WHERE cluster = $1 A
 /// the agents that ran somewhere before, which a node taking over their shard brings back.
 pub(super) const IDLE: &str = "
 SELECT key FROM stratagem_leases WHERE expires_at <= now() AND NOT starts_with(key, $1)";
+
+/// Journal records of a key never leased (an agent outside the cluster), in one statement:
+/// `($2[i], $3[i])` are (position, record). Returns whether the key is unleased and how many
+/// records were written. A record at a position already there replaces it (a retried append).
+pub(super) const JOURNAL_APPEND: &str = "
+WITH allowed AS (
+    SELECT NOT EXISTS (SELECT 1 FROM stratagem_leases WHERE key = $1::text) AS ok
+), written AS (
+    INSERT INTO stratagem_journal (key, position, record, fencing_token)
+    SELECT $1::text, p, r, 0 FROM unnest($2::bigint[], $3::bytea[]) AS i(p, r)
+    WHERE (SELECT ok FROM allowed)
+    ON CONFLICT (key, position) DO UPDATE SET record = EXCLUDED.record
+    WHERE stratagem_journal.fencing_token = 0
+    RETURNING 1
+)
+SELECT (SELECT ok FROM allowed), (SELECT count(*) FROM written)";
+
+/// [`JOURNAL_APPEND`] under the lease `($1, $4, $5)` (key, owner, token), as a fenced
+/// checkpoint: only by its live holder, never over records of a higher token. Returns whether
+/// the lease is live and how many records were written.
+pub(super) const JOURNAL_APPEND_FENCED: &str = "
+WITH lease AS (
+    SELECT 1 FROM stratagem_leases
+    WHERE key = $1::text AND owner = $4::text AND token = $5::bigint AND expires_at > now()
+    FOR SHARE
+), written AS (
+    INSERT INTO stratagem_journal (key, position, record, fencing_token)
+    SELECT $1::text, p, r, $5::bigint FROM unnest($2::bigint[], $3::bytea[]) AS i(p, r)
+    WHERE EXISTS (SELECT 1 FROM lease)
+    ON CONFLICT (key, position) DO UPDATE SET record = EXCLUDED.record,
+        fencing_token = EXCLUDED.fencing_token
+    WHERE stratagem_journal.fencing_token <= EXCLUDED.fencing_token
+    RETURNING 1
+)
+SELECT EXISTS (SELECT 1 FROM lease), (SELECT count(*) FROM written)";
+
+pub(super) const JOURNAL_READ: &str = "
+SELECT position, record FROM stratagem_journal WHERE key = $1 AND position >= $2
+ORDER BY position";
+
+pub(super) const JOURNAL_END: &str = "SELECT max(position) FROM stratagem_journal WHERE key = $1";
+
+/// Removes the records of a never-leased key before position `$2`: (allowed, how many went).
+pub(super) const JOURNAL_COMPACT: &str = "
+WITH allowed AS (
+    SELECT NOT EXISTS (SELECT 1 FROM stratagem_leases WHERE key = $1::text) AS ok
+), gone AS (
+    DELETE FROM stratagem_journal WHERE key = $1::text AND position < $2::bigint
+        AND (SELECT ok FROM allowed)
+    RETURNING 1
+)
+SELECT (SELECT ok FROM allowed), (SELECT count(*) FROM gone)";
+
+/// [`JOURNAL_COMPACT`] under the lease `($1, $3, $4)`: (lease live, how many went).
+pub(super) const JOURNAL_COMPACT_FENCED: &str = "
+WITH lease AS (
+    SELECT 1 FROM stratagem_leases
+    WHERE key = $1::text AND owner = $3::text AND token = $4::bigint AND expires_at > now()
+    FOR SHARE
+), gone AS (
+    DELETE FROM stratagem_journal WHERE key = $1::text AND position < $2::bigint
+        AND EXISTS (SELECT 1 FROM lease)
+    RETURNING 1
+)
+SELECT EXISTS (SELECT 1 FROM lease), (SELECT count(*) FROM gone)";

@@ -1,5 +1,6 @@
 //! Node processes for the cluster tests and benchmarks: the test binary re-executed with
-//! `STRATAGEM_TEST_NODE=<name>` serves `Tally` agents until told `stop` on stdin.
+//! `STRATAGEM_TEST_NODE=<name>` serves `Tally` agents (or `Desk` ones, with `NODE_AGENT=Desk`)
+//! until told `stop` on stdin.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
@@ -7,9 +8,10 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use agent_cluster::{Cluster, ClusterClient, ClusterOptions, PostgresStore};
-use agent_runtime::Signal;
+use agent_runtime::{AgentSpec, Signal};
 use serde_json::json;
 
+use super::desk::Desk;
 use super::tally::Tally;
 use super::{Nats, Postgres};
 
@@ -56,8 +58,14 @@ impl Scenario {
     }
 
     pub fn node(&self, name: &str) -> NodeProcess {
+        self.node_serving(name, "Tally")
+    }
+
+    /// A node process serving agents of type `agent` (`Tally` or `Desk`).
+    pub fn node_serving(&self, name: &str, agent: &str) -> NodeProcess {
         let mut child = Command::new(std::env::current_exe().unwrap())
             .env("STRATAGEM_TEST_NODE", name)
+            .env("NODE_AGENT", agent)
             .env("NODE_NATS", &self.nats)
             .env("NODE_POSTGRES", &self.postgres)
             .env("NODE_STREAM", &self.stream)
@@ -152,6 +160,14 @@ impl NodeProcess {
 }
 
 pub fn node_main(name: String) {
+    match std::env::var("NODE_AGENT").as_deref() {
+        Ok("Desk") => serve::<Desk>(name),
+        _ => serve::<Tally>(name),
+    }
+}
+
+/// A node serving agents of type `S` until told `stop`.
+fn serve<S: AgentSpec + Default>(name: String) {
     let var = |key: &str| std::env::var(key).unwrap_or_else(|_| panic!("`{key}` is not set"));
     runtime().block_on(async {
         let options = ClusterOptions::new()
@@ -161,10 +177,9 @@ pub fn node_main(name: String) {
             .shards(var("NODE_SHARDS").parse().unwrap())
             .lease_ttl(Duration::from_millis(LEASE_MS))
             .ack_wait(Duration::from_millis(ACK_WAIT_MS));
-        let node =
-            Cluster::<Tally>::connect_with(&var("NODE_NATS"), &var("NODE_POSTGRES"), options)
-                .await
-                .unwrap_or_else(|e| panic!("node `{name}` cannot start: {e}"));
+        let node = Cluster::<S>::connect_with(&var("NODE_NATS"), &var("NODE_POSTGRES"), options)
+            .await
+            .unwrap_or_else(|e| panic!("node `{name}` cannot start: {e}"));
         println!("ready");
         let mut lines = std::io::stdin().lock().lines();
         loop {

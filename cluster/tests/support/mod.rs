@@ -234,4 +234,5 @@ impl Drop for Postgres {
 
 #[cfg(feature = "nats")]
 pub mod cluster;
+pub mod desk;
 pub mod tally;
