@@ -114,6 +114,11 @@ impl Shared {
 /// Serializing stops as soon as the count passes the limit, so a huge signal costs no more
 /// than the limit to refuse.
 fn signal_size_exceeds(signal: &Signal, limit: usize) -> bool {
+    // Nearly every signal is far below the limit: a bound counted without writing anything
+    // settles it; only one that might exceed the limit is written out to count its bytes.
+    if signal.json_size_bound() <= limit {
+        return false;
+    }
     struct Budget(usize);
     impl std::io::Write for Budget {
         fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {

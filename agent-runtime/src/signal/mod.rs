@@ -10,6 +10,7 @@ mod binary;
 pub(crate) mod compact;
 mod json;
 mod rules;
+mod size;
 mod trace_context;
 
 pub(crate) use binary::percent_decode;
