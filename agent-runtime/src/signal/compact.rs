@@ -96,12 +96,7 @@ impl<'de> Deserialize<'de> for Decoded {
             data_content_type,
             data,
             extensions,
-            rare: (data_schema.is_some() || data_bytes.is_some()).then(|| {
-                Box::new(Rare {
-                    data_schema,
-                    data_bytes,
-                })
-            }),
+            rare: Rare::of(data_schema, data_bytes),
         };
         signal.validate().map_err(serde::de::Error::custom)?;
         Ok(Decoded(signal))

@@ -183,12 +183,7 @@ impl Raw {
             data_content_type,
             data,
             extensions: self.extensions,
-            rare: (data_schema.is_some() || data_bytes.is_some()).then(|| {
-                Box::new(Rare {
-                    data_schema,
-                    data_bytes,
-                })
-            }),
+            rare: Rare::of(data_schema, data_bytes),
         };
         signal.validate()?;
         Ok(signal)

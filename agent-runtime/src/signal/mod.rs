@@ -96,6 +96,18 @@ struct Rare {
     data_bytes: Option<Vec<u8>>,
 }
 
+impl Rare {
+    /// The box a signal holds for these attributes; none when both are absent.
+    fn of(data_schema: Option<String>, data_bytes: Option<Vec<u8>>) -> Option<Box<Rare>> {
+        (data_schema.is_some() || data_bytes.is_some()).then(|| {
+            Box::new(Rare {
+                data_schema,
+                data_bytes,
+            })
+        })
+    }
+}
+
 /// Why a signal does not follow the CloudEvents 1.0 rules.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("invalid CloudEvents attribute `{attribute}`: {reason}")]
