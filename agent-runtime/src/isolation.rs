@@ -23,15 +23,17 @@ pub(crate) struct StrategyPanic(pub(crate) AgentError);
 /// strategy that panics inside unwinds to the host as a [`StrategyPanic`] instead of being
 /// undone from a second copy.
 pub(crate) fn with_host_copy<R>(f: impl FnOnce() -> R) -> R {
-    /// Puts the flag back as it was, also when `f` unwinds.
-    struct Restore(bool);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            HOST_COPY.with(|c| c.set(self.0));
-        }
-    }
     let _restore = Restore(HOST_COPY.with(|c| c.replace(true)));
     f()
+}
+
+/// Puts the flag back as it was, also when the call unwinds.
+struct Restore(bool);
+
+impl Drop for Restore {
+    fn drop(&mut self) {
+        HOST_COPY.with(|c| c.set(self.0));
+    }
 }
 
 /// Runs a strategy call on the agent with a copy kept: if it panics, the copy is put back and
@@ -43,7 +45,10 @@ pub(crate) fn isolated<S: AgentSpec>(
     call: &str,
     f: impl FnOnce(&mut Agent<S>) -> Vec<Directive>,
 ) -> Vec<Directive> {
-    if HOST_COPY.with(Cell::get) {
+    // The host's copy covers this agent only: another agent run inside the call (say, by an
+    // action) takes its own copy, so the flag is off while `f` runs.
+    if HOST_COPY.with(|c| c.replace(false)) {
+        let _restore = Restore(true);
         return match catch_unwind(AssertUnwindSafe(|| f(agent))) {
             Ok(directives) => directives,
             Err(payload) => resume_unwind(Box::new(StrategyPanic(typed::<S>(call, payload)))),

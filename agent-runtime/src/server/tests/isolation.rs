@@ -175,3 +175,30 @@ async fn panicking_executors_and_transports_become_errors() {
     );
     assert!(!server.handle().is_stopped());
 }
+
+#[test]
+fn an_agent_run_inside_a_call_the_server_covers_keeps_its_own_copy() {
+    use crate::instruction::Instruction;
+    let mut outer = Steps::new();
+    let mut inner = Steps::new();
+    let before = inner.clone();
+    // The server's copy covers `outer` only: `inner`, run inside `outer`'s call (as an action
+    // might), undoes its own panic instead of unwinding to a server that holds no copy of it.
+    let out = crate::isolation::with_host_copy(|| {
+        crate::isolation::isolated(&mut outer, "cmd", |_| {
+            inner.cmd(Instruction::new("panic", json!({})))
+        })
+    });
+    let errors: Vec<_> = out.iter().filter_map(crate::Directive::as_error).collect();
+    assert!(
+        matches!(errors.as_slice(), [AgentError::StrategyPanicked { .. }]),
+        "{errors:?}"
+    );
+    assert_eq!(inner, before);
+    // And the outer agent, still under the server's copy, unwinds typed for the server.
+    let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        crate::isolation::with_host_copy(|| outer.cmd(Instruction::new("panic", json!({}))))
+    }));
+    let payload = unwound.expect_err("the panic goes to the server");
+    assert!(payload.is::<crate::isolation::StrategyPanic>());
+}
