@@ -109,7 +109,7 @@ mod tests {
                 signal.json_size_bound()
             );
         }
-        // Nesting is counted with a loop, not recursion, and the bound stays above the size.
+        // A deeply nested payload: the bound still covers what is written.
         let deep = Signal::new("deep", deep);
         let written = serde_json::to_vec(&deep).unwrap().len();
         assert!(deep.json_size_bound() >= written);
