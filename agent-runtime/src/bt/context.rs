@@ -345,4 +345,35 @@ mod tests {
         assert_eq!(reads(), 1, "the last tick");
         assert!(ticks >= 4, "the waits took several ticks: {ticks}");
     }
+
+    #[test]
+    fn an_observed_tick_reads_the_clock_once_and_records_every_node() {
+        // Recording sends every node through the out-of-line observed path, each with a copy of
+        // the context: the time the first wait read is handed back, so the second, starting
+        // in the same tick, does not read the clock again; each node's status lands at its
+        // own index.
+        let tree = Sequence::new(nodes![
+            Wait::new(Duration::from_millis(25)),
+            Wait::new(Duration::from_millis(25)),
+        ]);
+        let mut run = TreeRun::default();
+        assert!(run.record::<(), _>(&tree));
+        let mut out = Vec::new();
+        reads();
+        let mut ticks = 0;
+        while run.tick_with_clock(&tree, &mut (), counting_clock, &mut out) == Status::Running {
+            ticks += 1;
+            assert!(ticks < 100, "the waits end");
+            assert_eq!(reads(), 1, "tick {ticks}");
+        }
+        assert_eq!(reads(), 1, "the last tick");
+        let last: Vec<_> = run
+            .last_statuses()
+            .expect("recording")
+            .iter()
+            .map(|n| n.map(|n| n.status))
+            .collect();
+        let done = Some(Status::Success);
+        assert_eq!(last, [done, done, done], "the sequence and both waits");
+    }
 }
