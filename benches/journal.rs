@@ -10,7 +10,8 @@
 //!   (the strategy's work alone, no hashing), for scale.
 //! - Journal bytes per step: printed, over the same 10,000 steps (default snapshot policy).
 //!
-//! `cargo bench -p stratagem-benches --bench journal`; results in BENCHMARKS.md.
+//! `cargo bench -p stratagem-benches --bench journal`; results in BENCHMARKS.md. For callgrind,
+//! `STRATAGEM_PROFILE=journal/cast/journal_memory:40000` runs only that many casts (`profile.rs`).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -20,6 +21,10 @@ use stratagem::journal::{Journal, JournalOptions};
 use stratagem::prelude::*;
 use stratagem::store::{MemoryStore, RedbStore};
 use tokio::runtime::Runtime;
+
+#[path = "profile.rs"]
+mod profile;
+use profile::bench;
 
 /// Counts what it is told.
 #[agent(strategy = Direct, actions [count], routes { "bench.count" => count })]
@@ -71,7 +76,7 @@ fn cast(c: &mut Criterion, rt: &Runtime, signal: &Signal) {
         let server = rt
             .block_on(AgentServer::start(Tally::new(), options))
             .unwrap();
-        group.bench_function(name, |b| {
+        bench(&mut group, "journal/cast", name, |b| {
             b.iter_custom(|iters| rt.block_on(cast_batches(&server, signal, iters)))
         });
         rt.block_on(server.stop());
@@ -108,11 +113,11 @@ fn replay(c: &mut Criterion, rt: &Runtime, signal: &Signal) {
     );
     let mut group = c.benchmark_group("journal/replay");
     group.throughput(Throughput::Elements(steps));
-    group.bench_function("replay_checked", |b| {
+    bench(&mut group, "journal/replay", "replay_checked", |b| {
         b.iter(|| black_box(journal.replay::<Tally>().unwrap()))
     });
     let signals: Vec<Signal> = (0..steps).map(|_| signal.clone()).collect();
-    group.bench_function("handle_signal_only", |b| {
+    bench(&mut group, "journal/replay", "handle_signal_only", |b| {
         b.iter(|| {
             let mut agent = Tally::new();
             for signal in &signals {

@@ -29,6 +29,18 @@ impl Iter<'_, '_> {
             }
         }
     }
+
+    /// Runs `routine` as criterion's `Bencher::iter_custom` does (it runs the loop itself
+    /// and returns the time it took), or once for the profile's number of passes.
+    #[allow(dead_code)] // only benches that time their own loop (`journal.rs`) call it
+    pub fn iter_custom(&mut self, mut routine: impl FnMut(u64) -> std::time::Duration) {
+        match self {
+            Iter::Timed(bencher) => bencher.iter_custom(routine),
+            Iter::Passes(passes) => {
+                black_box(routine(*passes));
+            }
+        }
+    }
 }
 
 /// `group.bench_function(name, f)`, unless `STRATAGEM_PROFILE` is set: then only the

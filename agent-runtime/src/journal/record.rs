@@ -11,7 +11,7 @@ use crate::action::Outcome;
 use crate::error::ActionError;
 use crate::instruction::Instruction;
 use crate::signal::Signal;
-use crate::signal::compact::{Compact, Decoded, time_of, time_parts};
+use crate::signal::compact::{Decoded, time_of, write_compact, write_time};
 use crate::state_op::StateOp;
 
 use super::hash::StateHash;
@@ -183,27 +183,57 @@ impl Record {
             Record::Snapshot { seq, .. } => seq.saturating_mul(2).saturating_add(1),
         }
     }
+
+    /// Whether the record at `position` is a snapshot (see [`Record::position`]).
+    pub(crate) fn is_snapshot_position(position: u64) -> bool {
+        position % 2 == 1
+    }
 }
 
-/// Encodes a record as stored. A step whose input is a signal (nearly every step) is one
-/// MessagePack array `[seq, at, hash, origin, signal]`: times as `[seconds, nanoseconds]`, the
-/// hash as its number and the signal's attributes by position ([`Compact`]), so encoding it
-/// formats no time and writes no attribute name. Every other record is MessagePack with named
-/// fields (self-describing, so JSON values and optional fields round-trip exactly).
-pub(crate) fn encode(record: &Record) -> Result<Vec<u8>, rmp_serde::encode::Error> {
-    let mut out = Vec::with_capacity(128);
+/// Appends a record as stored. A step whose input is a signal (nearly every step) is one
+/// MessagePack array `[seq, at, hash, origin, signal]` ([`encode_signal_step`]); every other
+/// record is MessagePack with named fields (self-describing, so JSON values and optional
+/// fields round-trip exactly).
+pub(crate) fn encode_into(
+    out: &mut Vec<u8>,
+    record: &Record,
+) -> Result<(), rmp_serde::encode::Error> {
     match record {
         Record::Step(Step {
             seq,
             at,
             input: Input::Signal { origin, signal },
             hash,
-        }) => {
-            let step = (*seq, time_parts(at), hash.0, origin, Compact(signal));
-            rmp_serde::encode::write(&mut out, &step)?;
-        }
-        other => rmp_serde::encode::write_named(&mut out, other)?,
+        }) => encode_signal_step(out, *seq, at, *hash, origin, signal),
+        other => rmp_serde::encode::write_named(out, other),
     }
+}
+
+/// Appends a signal step, `[seq, at, hash, origin, signal]`: the time as `[seconds,
+/// nanoseconds]`, the hash as its number and the signal's attributes by position
+/// ([`write_compact`]), so encoding it formats no time and writes no attribute name. Written
+/// straight from the step's parts: the server journals a signal without building a record.
+pub(crate) fn encode_signal_step(
+    out: &mut Vec<u8>,
+    seq: u64,
+    at: &DateTime<Utc>,
+    hash: StateHash,
+    origin: &str,
+    signal: &Signal,
+) -> Result<(), rmp_serde::encode::Error> {
+    rmp::encode::write_array_len(out, 5)?;
+    rmp::encode::write_uint(out, seq)?;
+    write_time(out, at)?;
+    rmp::encode::write_uint(out, hash.0)?;
+    rmp::encode::write_str(out, origin)?;
+    write_compact(out, signal)
+}
+
+/// A record as stored, in a buffer of its own.
+#[cfg(test)]
+pub(crate) fn encode(record: &Record) -> Result<Vec<u8>, rmp_serde::encode::Error> {
+    let mut out = Vec::new();
+    encode_into(&mut out, record)?;
     Ok(out)
 }
 
@@ -235,6 +265,7 @@ pub(crate) fn decode(data: &[u8]) -> Result<Record, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::signal::compact::{Compact, time_parts};
     use serde_json::json;
 
     fn step(signal: Signal) -> Record {
@@ -279,7 +310,12 @@ mod tests {
         let bytes = Signal::new("blob.put", Value::Null)
             .with_bytes("application/octet-stream", vec![0, 1, 255]);
         let bare = Signal::with_id("r/llm/1/reply", "ai.llm.response", Value::Null);
-        for signal in [full, bytes, bare] {
+        let mut untimed =
+            Signal::new("x".repeat(300), json!("y".repeat(70_000))).with_subject("z".repeat(40));
+        untimed.time = None;
+        let mut old = Signal::new("order.paid", json!(-1));
+        old.time = DateTime::from_timestamp(-86_400, 5);
+        for signal in [full, bytes, bare, untimed, old] {
             let record = step(signal);
             let encoded = encode(&record).unwrap();
             assert!(
@@ -287,6 +323,17 @@ mod tests {
                 "an array: {:#x}",
                 encoded[0]
             );
+            // The hand-written encoder writes what serde writes for the positional form.
+            let (step_of, signal) = signal_of(&record);
+            let reference = rmp_serde::to_vec(&(
+                step_of.seq,
+                time_parts(&step_of.at),
+                step_of.hash.0,
+                "timer",
+                Compact(signal),
+            ))
+            .unwrap();
+            assert_eq!(encoded, reference);
             let back = round_trip(&record);
             let ((before, sent), (after, read)) = (signal_of(&record), signal_of(&back));
             assert_eq!(sent, read);

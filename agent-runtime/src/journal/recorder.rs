@@ -9,11 +9,12 @@ use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 use tokio::task::JoinHandle;
 
 use crate::agent::DynAgent;
-use crate::store::Store;
+use crate::signal::Signal;
+use crate::store::{JournalBatch, Store};
 
 use super::JournalOptions;
 use super::context::StepScope;
-use super::record::{Input, Record, SnapshotKind, Step};
+use super::record::{Input, Record, SnapshotKind, Step, encode_into, encode_signal_step};
 
 /// Journals one agent's steps (one run of it).
 pub(crate) struct Recorder {
@@ -21,8 +22,10 @@ pub(crate) struct Recorder {
     seq: u64,
     at: chrono::DateTime<chrono::Utc>,
     snapshot_every: u64,
-    batch: Vec<Record>,
-    tx: Option<UnboundedSender<Vec<Record>>>,
+    /// The records since the last flush, encoded as they are recorded: a step leaves nothing
+    /// behind to free later, and the writer only appends bytes.
+    batch: JournalBatch,
+    tx: Option<UnboundedSender<JournalBatch>>,
     writer: Option<JoinHandle<()>>,
 }
 
@@ -45,7 +48,7 @@ impl Recorder {
             seq: base,
             at: crate::server::clock::now(),
             snapshot_every: options.snapshot_every,
-            batch: Vec::new(),
+            batch: JournalBatch::new(),
             tx: Some(tx),
             writer: Some(writer),
         };
@@ -62,32 +65,38 @@ impl Recorder {
 
     /// Records the step entered last, with the agent as it is after it.
     pub(crate) fn record(&mut self, input: Input, agent: &dyn DynAgent) {
-        let hash = agent.state_hash();
-        self.batch.push(Record::Step(Step {
+        let step = Record::Step(Step {
             seq: self.seq,
             at: self.at,
             input,
-            hash,
-        }));
+            hash: agent.state_hash(),
+        });
+        self.push(&step);
+        self.after_step(agent);
+    }
+
+    /// Records the step entered last, whose input was `signal` from `origin`, with the agent
+    /// as it is after it: encoded from the parts, the signal stays the caller's.
+    pub(crate) fn record_signal(&mut self, origin: &str, signal: &Signal, agent: &dyn DynAgent) {
+        let (seq, at, hash) = (self.seq, self.at, agent.state_hash());
+        let written = self.batch.write(seq.saturating_mul(2), |out| {
+            encode_signal_step(out, seq, &at, hash, origin, signal)
+        });
+        if let Err(error) = written {
+            self.unencoded(&error);
+        }
+        self.after_step(agent);
+    }
+
+    fn after_step(&mut self, agent: &dyn DynAgent) {
         if self.seq.is_multiple_of(self.snapshot_every) {
             self.snapshot(agent, SnapshotKind::Periodic);
         }
     }
 
-    /// The signal of the last step recorded and not yet flushed, if it was a signal.
-    pub(crate) fn last_signal(&self) -> Option<&crate::signal::Signal> {
-        self.batch.iter().rev().find_map(|record| match record {
-            Record::Step(Step {
-                input: Input::Signal { signal, .. },
-                ..
-            }) => Some(&**signal),
-            _ => None,
-        })
-    }
-
     fn snapshot(&mut self, agent: &dyn DynAgent, kind: SnapshotKind) {
         match agent.to_json() {
-            Ok(value) => self.batch.push(Record::Snapshot {
+            Ok(value) => self.push(&Record::Snapshot {
                 seq: self.seq,
                 kind,
                 hash: agent.state_hash(),
@@ -102,12 +111,29 @@ impl Recorder {
         }
     }
 
+    /// Encodes `record` into the batch (a record that does not serialize is reported and
+    /// left out).
+    fn push(&mut self, record: &Record) {
+        if let Err(error) = self
+            .batch
+            .write(record.position(), |out| encode_into(out, record))
+        {
+            self.unencoded(&error);
+        }
+    }
+
+    fn unencoded(&self, error: &rmp_serde::encode::Error) {
+        tracing::error!(key = %self.agent, %error, "a journal record does not serialize");
+    }
+
     /// Hands what was recorded since the last flush to the writer.
     pub(crate) fn flush(&mut self) {
         if self.batch.is_empty() {
             return;
         }
-        let batch = std::mem::take(&mut self.batch);
+        // The next batch is likely as large as this one: one allocation each, no regrowth.
+        let next = JournalBatch::with_capacity(self.batch.len(), self.batch.byte_len());
+        let batch = std::mem::replace(&mut self.batch, next);
         if let Some(tx) = &self.tx {
             // The writer only ends when we drop the sender.
             let _ = tx.send(batch);
@@ -129,22 +155,21 @@ impl Recorder {
 async fn write(
     store: Arc<dyn Store>,
     key: String,
-    mut rx: UnboundedReceiver<Vec<Record>>,
+    mut rx: UnboundedReceiver<JournalBatch>,
     keep: usize,
 ) {
     let mut snapshots: VecDeque<u64> = VecDeque::new();
     while let Some(mut batch) = rx.recv().await {
         while let Ok(more) = rx.try_recv() {
-            batch.extend(more);
+            batch.append(&more);
         }
         snapshots.extend(
             batch
                 .iter()
-                .filter(|record| matches!(record, Record::Snapshot { .. }))
-                .map(Record::position),
+                .map(|(position, _)| position)
+                .filter(|&position| Record::is_snapshot_position(position)),
         );
-        let encoded = encode_all(&key, &batch);
-        if let Err(error) = store.append_journal(&key, &encoded).await {
+        if let Err(error) = store.append_journal_batch(&key, batch).await {
             tracing::error!(key, %error, "journal records were not stored");
             continue;
         }
@@ -158,17 +183,4 @@ async fn write(
             }
         }
     }
-}
-
-/// Encodes a batch of records with their positions (a record that does not serialize is
-/// reported and left out).
-fn encode_all(key: &str, batch: &[Record]) -> Vec<(u64, Vec<u8>)> {
-    let mut encoded = Vec::with_capacity(batch.len());
-    for record in batch {
-        match super::record::encode(record) {
-            Ok(bytes) => encoded.push((record.position(), bytes)),
-            Err(error) => tracing::error!(key, %error, "a journal record does not serialize"),
-        }
-    }
-    encoded
 }

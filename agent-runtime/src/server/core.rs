@@ -498,34 +498,10 @@ impl Core {
             |agent| agent.handle_signal_with(router, &signal),
         );
         drop(scope);
-        // The signal is not needed after the step: the journal takes it without a copy, and a
-        // watcher (rarely there) gets it back from the journal, or unjournaled as it is.
-        let mut journal = self.journal.take();
-        let unjournaled = match &mut journal {
-            Some(journal) => {
-                let input = Input::Signal {
-                    origin: origin.into(),
-                    signal: Box::new(signal),
-                };
-                journal.record(input, &*self.agent);
-                None
-            }
-            None => Some(signal),
-        };
-        self.observe(
-            || Cause::Signal {
-                origin,
-                signal: unjournaled.unwrap_or_else(|| {
-                    let recorded = journal.as_ref().and_then(|j| j.last_signal());
-                    // Always there: the step was just recorded.
-                    recorded
-                        .cloned()
-                        .unwrap_or_else(|| Signal::new(origin, serde_json::Value::Null))
-                }),
-            },
-            &directives,
-        );
-        self.journal = journal;
+        if let Some(journal) = &mut self.journal {
+            journal.record_signal(origin, &signal, &*self.agent);
+        }
+        self.observe(|| Cause::Signal { origin, signal }, &directives);
         let recorded = record.then(|| directives.clone());
         if record {
             self.errors_for_caller = directives

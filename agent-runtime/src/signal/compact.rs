@@ -6,13 +6,76 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Deserializer};
+#[cfg(test)]
+use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use super::{Rare, Signal, SignalError};
 
-/// A signal, written by position.
+/// A signal, written by position: the serde form of [`write_compact`]'s bytes (the reference
+/// the tests hold the hand-written encoder to).
+#[cfg(test)]
 pub(crate) struct Compact<'a>(pub(crate) &'a Signal);
+
+/// Appends `signal` in its compact form as MessagePack, the same bytes `rmp_serde` writes for
+/// [`Compact`], without going through serde for the attributes every signal has (the journal
+/// writes one per step). The payload and the rare attributes go through `rmp_serde` when set.
+pub(crate) fn write_compact(
+    out: &mut Vec<u8>,
+    signal: &Signal,
+) -> Result<(), rmp_serde::encode::Error> {
+    use rmp::encode::{write_array_len, write_map_len, write_nil, write_str};
+    fn write_opt_str(
+        out: &mut Vec<u8>,
+        text: Option<&str>,
+    ) -> Result<(), rmp_serde::encode::Error> {
+        match text {
+            Some(text) => write_str(out, text)?,
+            None => write_nil(out).map_err(rmp::encode::ValueWriteError::InvalidMarkerWrite)?,
+        }
+        Ok(())
+    }
+    let s = signal;
+    write_array_len(out, 11)?;
+    write_str(out, &s.spec_version)?;
+    write_str(out, &s.id)?;
+    write_str(out, &s.source)?;
+    write_str(out, &s.signal_type)?;
+    write_opt_str(out, s.subject.as_deref())?;
+    match &s.time {
+        Some(time) => write_time(out, time)?,
+        None => write_opt_str(out, None)?,
+    }
+    write_opt_str(out, s.data_content_type.as_deref())?;
+    write_opt_str(out, s.data_schema())?;
+    match &s.data {
+        Value::Null => write_opt_str(out, None)?,
+        data => rmp_serde::encode::write(out, data)?,
+    }
+    match s.data_bytes() {
+        None => write_opt_str(out, None)?,
+        bytes => rmp_serde::encode::write(out, &bytes)?,
+    }
+    if s.extensions.is_empty() {
+        write_map_len(out, 0)?;
+    } else {
+        rmp_serde::encode::write(out, &s.extensions)?;
+    }
+    Ok(())
+}
+
+/// Appends a time as the MessagePack array `[seconds, nanoseconds]` ([`time_parts`]).
+pub(crate) fn write_time(
+    out: &mut Vec<u8>,
+    time: &DateTime<Utc>,
+) -> Result<(), rmp_serde::encode::Error> {
+    let (seconds, nanos) = time_parts(time);
+    rmp::encode::write_array_len(out, 2)?;
+    rmp::encode::write_sint(out, seconds)?;
+    rmp::encode::write_uint(out, nanos.into())?;
+    Ok(())
+}
 
 /// A time as `[seconds since the epoch, nanoseconds]`: exact, and a few bytes.
 pub(crate) fn time_parts(time: &DateTime<Utc>) -> (i64, u32) {
@@ -24,6 +87,7 @@ pub(crate) fn time_of((seconds, nanos): (i64, u32)) -> Option<DateTime<Utc>> {
     DateTime::from_timestamp(seconds, nanos)
 }
 
+#[cfg(test)]
 impl Serialize for Compact<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let s = self.0;

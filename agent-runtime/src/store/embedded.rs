@@ -7,7 +7,7 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition, TableError};
 
-use super::{JournalRecords, Store, StoreError};
+use super::{JournalBatch, JournalRecords, Store, StoreError};
 
 const CHECKPOINTS: TableDefinition<'static, &str, &[u8]> = TableDefinition::new("checkpoints");
 /// Journal records by (agent key, position): one table for every journal, ordered as read.
@@ -184,16 +184,28 @@ impl Store for RedbStore {
         key: &'a str,
         records: &'a [(u64, Vec<u8>)],
     ) -> BoxFuture<'a, Result<(), StoreError>> {
+        let batch = records
+            .iter()
+            .map(|(position, bytes)| (*position, bytes.as_slice()))
+            .collect();
+        self.append_journal_batch(key, batch)
+    }
+
+    fn append_journal_batch<'a>(
+        &'a self,
+        key: &'a str,
+        batch: JournalBatch,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
         let db = self.db.clone();
-        let (owned_key, records) = (key.to_string(), records.to_vec());
+        let owned_key = key.to_string();
         Box::pin(blocking("journal", key, move || {
             let io = |e: &dyn fmt::Display| StoreError::io("journal", &owned_key, e);
             let txn = db.begin_write().map_err(|e| io(&e))?;
             {
                 let mut table = txn.open_table(JOURNAL).map_err(|e| io(&e))?;
-                for (position, bytes) in &records {
+                for (position, bytes) in batch.iter() {
                     table
-                        .insert((owned_key.as_str(), *position), bytes.as_slice())
+                        .insert((owned_key.as_str(), position), bytes)
                         .map_err(|e| io(&e))?;
                 }
             }

@@ -5,10 +5,11 @@ use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
 
-use super::{JournalRecords, Store, StoreError};
+use super::{JournalBatch, JournalRecords, Store, StoreError};
 
-/// One agent's journal records by position.
-type Journal = BTreeMap<u64, Vec<u8>>;
+/// One agent's journal records by position, each kept in the batch it was appended in (a
+/// batch stays while one of its records does).
+type Journal = BTreeMap<u64, (Arc<JournalBatch>, usize)>;
 
 /// Checkpoints in memory. Cheap to clone; clones share the same map. Saves are atomic (one
 /// map insertion under a lock).
@@ -29,7 +30,7 @@ impl MemoryStore {
         f(&mut self.map.lock().unwrap_or_else(|p| p.into_inner()))
     }
 
-    fn journal<T>(&self, key: &str, f: impl FnOnce(&mut BTreeMap<u64, Vec<u8>>) -> T) -> T {
+    fn journal<T>(&self, key: &str, f: impl FnOnce(&mut Journal) -> T) -> T {
         let mut journals = self.journals.lock().unwrap_or_else(|p| p.into_inner());
         f(journals.entry(key.to_string()).or_default())
     }
@@ -65,7 +66,24 @@ impl Store for MemoryStore {
         key: &'a str,
         records: &'a [(u64, Vec<u8>)],
     ) -> BoxFuture<'a, Result<(), StoreError>> {
-        self.journal(key, |j| j.extend(records.iter().cloned()));
+        let batch = records
+            .iter()
+            .map(|(position, bytes)| (*position, bytes.as_slice()))
+            .collect();
+        self.append_journal_batch(key, batch)
+    }
+
+    fn append_journal_batch<'a>(
+        &'a self,
+        key: &'a str,
+        batch: JournalBatch,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        let batch = Arc::new(batch);
+        self.journal(key, |j| {
+            for (index, (position, _)) in batch.iter().enumerate() {
+                j.insert(position, (batch.clone(), index));
+            }
+        });
         Box::pin(std::future::ready(Ok(())))
     }
 
@@ -75,7 +93,9 @@ impl Store for MemoryStore {
         from: u64,
     ) -> BoxFuture<'a, Result<JournalRecords, StoreError>> {
         let records = self.journal(key, |j| {
-            j.range(from..).map(|(p, r)| (*p, r.clone())).collect()
+            j.range(from..)
+                .filter_map(|(p, (batch, index))| Some((*p, batch.get(*index)?.1.to_vec())))
+                .collect()
         });
         Box::pin(std::future::ready(Ok(records)))
     }

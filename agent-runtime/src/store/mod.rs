@@ -8,6 +8,7 @@
 
 mod checkpoint;
 mod embedded;
+mod journal_batch;
 mod memory;
 #[cfg(test)]
 mod tests;
@@ -16,6 +17,7 @@ pub use checkpoint::{
     Checkpoint, CheckpointError, CronEntry, FORMAT, PendingInstruction, PendingTimer, VERSION,
 };
 pub use embedded::RedbStore;
+pub use journal_batch::JournalBatch;
 pub use memory::MemoryStore;
 
 pub(crate) use checkpoint::{apply_migration, migration_for};
@@ -72,6 +74,18 @@ pub trait Store: Send + Sync + fmt::Debug {
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         let _ = records;
         Box::pin(std::future::ready(Err(no_journal(key))))
+    }
+
+    /// Appends the records of `batch` under `key` as [`append_journal`](Store::append_journal)
+    /// does, taking the batch by value: a server's journal writes through this, so a store that
+    /// keeps the buffer ([`MemoryStore`]) or hands it to another thread ([`RedbStore`]) copies
+    /// nothing. The default copies each record into its own buffer and calls `append_journal`.
+    fn append_journal_batch<'a>(
+        &'a self,
+        key: &'a str,
+        batch: JournalBatch,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move { self.append_journal(key, &batch.to_records()).await })
     }
 
     /// The journal records under `key` at positions `from` and after, in order.
@@ -131,6 +145,13 @@ impl<T: Store + ?Sized> Store for Arc<T> {
         records: &'a [(u64, Vec<u8>)],
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         (**self).append_journal(key, records)
+    }
+    fn append_journal_batch<'a>(
+        &'a self,
+        key: &'a str,
+        batch: JournalBatch,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        (**self).append_journal_batch(key, batch)
     }
     fn read_journal<'a>(
         &'a self,
