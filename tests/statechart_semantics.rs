@@ -411,7 +411,11 @@ fn enter_outer(loud: &mut Loud) {
 
 #[test]
 fn a_first_command_enters_the_initial_configuration_first_only_when_that_does_something() {
-    assert!(Quiet::QUIET_START && !Loud::QUIET_START);
+    assert_eq!(
+        [Quiet::QUIET_START, Loud::QUIET_START],
+        [true, false],
+        "only `Loud` enters something first"
+    );
     let mut quiet = Quiet::new();
     let before = serde_json::to_value(&quiet).unwrap();
     assert!(quiet.cmd(QuietEvent::Back).is_err());
