@@ -259,6 +259,33 @@ fn tree_nodes_report_their_status_changes_inside_a_span_naming_the_agent() {
     assert_eq!(outcomes, ["running", "success"]);
 }
 
+#[test]
+fn with_debug_on_and_trace_off_tree_actions_still_report_their_runs() {
+    // A tick reads the level once: leaves report their runs on the path it takes when DEBUG is
+    // on, whether or not node status changes (TRACE) are wanted.
+    use tracing_subscriber::Layer as _;
+    use tracing_subscriber::filter::LevelFilter;
+    let recorder = Recorder::default();
+    let subscriber =
+        tracing_subscriber::registry().with(recorder.clone().with_filter(LevelFilter::DEBUG));
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let mut gardener = Gardener::new().with_id("g-2");
+    gardener.tick();
+    gardener.tick();
+
+    assert!(recorder.with_message("node status").is_empty());
+    let outcomes: Vec<_> = recorder
+        .with_message("action ran")
+        .into_iter()
+        .map(|r| {
+            assert_eq!(r.field("span.tree.id"), "g-2");
+            r.field("outcome").to_string()
+        })
+        .collect();
+    assert_eq!(outcomes, ["running", "success"]);
+    assert_eq!(gardener.state().watered, 2);
+}
+
 #[agent(actions [ring], routes { "bell.ring" => ring })]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 struct Bell {

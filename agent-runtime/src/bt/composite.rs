@@ -73,6 +73,7 @@ fn tick_reactive<S, C: Children<S>>(
     }
 }
 
+#[inline]
 fn halt_composite<S, C: Children<S>>(
     children: &C,
     state: &mut CompositeState<C::State>,

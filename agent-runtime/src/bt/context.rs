@@ -22,8 +22,9 @@ pub struct Ctx<'a, S> {
     clock: fn() -> Duration,
     out: &'a mut Vec<Directive>,
     inbox: &'a mut Inbox,
-    // Whether nodes tick through the observed path: TRACE on, or a record to fill. Read once
-    // per tick, so an unobserved tick tests one flag per node.
+    // Whether nodes tick through the observed path: DEBUG on (action leaves' events) or TRACE
+    // (nodes' status changes), or a record to fill. Read once per tick, so an unobserved tick
+    // tests one flag per node, and a leaf's own test of it folds into its parent's.
     observed: bool,
     // The visiting-order index of the node ticking now (`usize::MAX` before the root).
     current: usize,
@@ -46,7 +47,7 @@ impl<'a, S> Ctx<'a, S> {
             clock: || Duration::ZERO,
             out,
             inbox,
-            observed: crate::trace::on!(TRACE),
+            observed: crate::trace::on!(DEBUG),
             current: usize::MAX,
             record: None,
             agent_id: "",
@@ -61,13 +62,26 @@ impl<'a, S> Ctx<'a, S> {
         out: &'a mut Vec<Directive>,
         inbox: &'a mut Inbox,
     ) -> Self {
+        Self::with_clock_observed(state, clock, out, inbox, crate::trace::on!(DEBUG))
+    }
+
+    /// [`with_clock`](Self::with_clock) for a caller that read the tracing level already
+    /// (`observed`: DEBUG on), so a tick reads it once.
+    #[inline(always)]
+    pub(crate) fn with_clock_observed(
+        state: &'a mut S,
+        clock: fn() -> Duration,
+        out: &'a mut Vec<Directive>,
+        inbox: &'a mut Inbox,
+        observed: bool,
+    ) -> Self {
         Ctx {
             state,
             now: Cell::new(None),
             clock,
             out,
             inbox,
-            observed: crate::trace::on!(TRACE),
+            observed,
             current: usize::MAX,
             record: None,
             agent_id: "",
@@ -87,10 +101,50 @@ impl<'a, S> Ctx<'a, S> {
         self
     }
 
-    /// Whether nodes tick through the observed path (traced or recorded).
+    /// Whether nodes tick through the observed path (DEBUG on, or recorded): leaves report
+    /// their runs only then.
     #[inline(always)]
     pub(super) fn observed(&self) -> bool {
         self.observed
+    }
+
+    /// Runs `f` with a copy of this context: the same references, reborrowed, and the time
+    /// and position handed back afterwards. What out-of-line code (the observed path) gets
+    /// instead of this context's address: a context whose address never escapes the inlined
+    /// tick is kept in registers, so its flags fold into constants and the state pointer is
+    /// not reloaded after every write to the blackboard.
+    #[inline(always)]
+    pub(super) fn detached<R>(&mut self, f: impl FnOnce(&mut Ctx<'_, S>) -> R) -> R {
+        let mut copy = Ctx {
+            state: &mut *self.state,
+            now: Cell::new(self.now.get()),
+            clock: self.clock,
+            out: &mut *self.out,
+            inbox: &mut *self.inbox,
+            observed: self.observed,
+            current: self.current,
+            record: self.record.as_deref_mut(),
+            agent_id: self.agent_id,
+        };
+        let result = f(&mut copy);
+        let (now, current) = (copy.now.get(), copy.current);
+        self.now.set(now);
+        self.current = current;
+        result
+    }
+
+    /// The blackboard and the directives, for out-of-line code that needs no more of the
+    /// context (see [`detached`](Self::detached)).
+    #[inline(always)]
+    pub(super) fn state_and_out(&mut self) -> (&mut S, &mut Vec<Directive>) {
+        (self.state, self.out)
+    }
+
+    /// The directives, for out-of-line code that only reports (see
+    /// [`detached`](Self::detached)).
+    #[inline(always)]
+    pub(super) fn out(&mut self) -> &mut Vec<Directive> {
+        self.out
     }
 
     /// Enters the node `offset` after the current one: returns its index and the current one's.
@@ -290,5 +344,36 @@ mod tests {
         }
         assert_eq!(reads(), 1, "the last tick");
         assert!(ticks >= 4, "the waits took several ticks: {ticks}");
+    }
+
+    #[test]
+    fn an_observed_tick_reads_the_clock_once_and_records_every_node() {
+        // Recording sends every node through the out-of-line observed path, each with a copy of
+        // the context: the time the first wait read is handed back, so the second, starting
+        // in the same tick, does not read the clock again; each node's status lands at its
+        // own index.
+        let tree = Sequence::new(nodes![
+            Wait::new(Duration::from_millis(25)),
+            Wait::new(Duration::from_millis(25)),
+        ]);
+        let mut run = TreeRun::default();
+        assert!(run.record::<(), _>(&tree));
+        let mut out = Vec::new();
+        reads();
+        let mut ticks = 0;
+        while run.tick_with_clock(&tree, &mut (), counting_clock, &mut out) == Status::Running {
+            ticks += 1;
+            assert!(ticks < 100, "the waits end");
+            assert_eq!(reads(), 1, "tick {ticks}");
+        }
+        assert_eq!(reads(), 1, "the last tick");
+        let last: Vec<_> = run
+            .last_statuses()
+            .expect("recording")
+            .iter()
+            .map(|n| n.map(|n| n.status))
+            .collect();
+        let done = Some(Status::Success);
+        assert_eq!(last, [done, done, done], "the sequence and both waits");
     }
 }

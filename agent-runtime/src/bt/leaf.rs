@@ -52,7 +52,7 @@ impl<S, F: Fn(&S) -> bool> Node<S> for Condition<F> {
         match catch_unwind(AssertUnwindSafe(|| (self.check)(ctx.state()))) {
             Ok(true) => Status::Success,
             Ok(false) => Status::Failure,
-            Err(payload) => condition_panicked(self.name, payload.as_ref(), ctx),
+            Err(payload) => condition_panicked(self.name, payload.as_ref(), ctx.out()),
         }
     }
 
@@ -80,12 +80,12 @@ impl<S, F: Fn(&S) -> bool> Node<S> for Condition<F> {
 /// A panicking condition is a `Failure` reported as [`AgentError::Condition`], as a panicking
 /// action is a `Failure` reported as an action error.
 #[cold]
-fn condition_panicked<S>(
+fn condition_panicked(
     name: &'static str,
     payload: &(dyn std::any::Any + Send),
-    ctx: &mut Ctx<'_, S>,
+    out: &mut Vec<Directive>,
 ) -> Status {
-    ctx.emit(Directive::error(
+    out.push(Directive::error(
         AgentError::Condition {
             condition: name.to_string(),
             error: ActionError::panicked(name, payload),
@@ -231,12 +231,12 @@ where
     fn conclude(
         result: Result<(Vec<Directive>, bool), ActionError>,
         state: &mut ActionState,
-        ctx: &mut Ctx<'_, S>,
+        out: &mut Vec<Directive>,
     ) -> Status {
         match result {
             Ok((directives, in_progress)) => {
                 if !directives.is_empty() {
-                    ctx.emit_all(directives);
+                    out.extend(directives);
                 }
                 state.running = in_progress;
                 if in_progress {
@@ -248,7 +248,7 @@ where
             Err(error) => {
                 state.running = false;
                 if error.kind() != ActionErrorKind::Failed {
-                    ctx.emit(Directive::error(
+                    out.push(Directive::error(
                         AgentError::Action {
                             action: A::NAME.into(),
                             error,
@@ -325,11 +325,11 @@ where
 
 /// Runs an action's halt hook on the blackboard, putting it back if the hook panics.
 #[cold]
-fn run_halt_hook<S: Clone>(hook: HaltHook<S>, ctx: &mut Ctx<'_, S>) {
-    let backup = ctx.state().clone();
-    if let Err(payload) = catch_unwind(AssertUnwindSafe(|| (hook.run)(ctx.state_mut()))) {
-        *ctx.state_mut() = backup;
-        ctx.emit(Directive::error(
+fn run_halt_hook<S: Clone>(hook: HaltHook<S>, state: &mut S, out: &mut Vec<Directive>) {
+    let backup = state.clone();
+    if let Err(payload) = catch_unwind(AssertUnwindSafe(|| (hook.run)(state))) {
+        *state = backup;
+        out.push(Directive::error(
             AgentError::Hook {
                 hook: hook.name.to_string(),
                 error: ActionError::panicked(hook.name, payload.as_ref()),
@@ -359,8 +359,10 @@ where
         let entry = A::ENTRY;
         match entry.run {
             ActionFn::Sync(_) => {
+                // Runs are reported only on the observed path (DEBUG on): unobserved, the flag
+                // is a constant of the inlined tick and this test folds away.
+                let started = if ctx.observed() { trace::start() } else { None };
                 let (blackboard, out) = ctx.parts();
-                let started = trace::start();
                 let ran = run_draft(A::NAME, A::WRITES_STATE, blackboard, out, |draft| {
                     entry.run_sync_args(draft, self.args)
                 });
@@ -381,7 +383,7 @@ where
                             Status::Success
                         }
                     }
-                    Err(Some(error)) => Self::conclude(Err(*error), state, ctx),
+                    Err(Some(error)) => Self::conclude(Err(*error), state, ctx.out()),
                     Err(None) => {
                         state.running = false;
                         Status::Failure
@@ -403,7 +405,7 @@ where
                         None => Err(ActionError::new("the completion carries no outcome")),
                     };
                     // An async action cannot stay in progress: its run is over.
-                    let status = Self::conclude(result, state, ctx);
+                    let status = Self::conclude(result, state, ctx.out());
                     state.running = false;
                     return if status == Status::Running {
                         Status::Success
@@ -442,7 +444,8 @@ where
             ctx.emit(Directive::CancelInstruction { id });
         }
         if let Some(hook) = A::ON_HALT {
-            run_halt_hook(hook, ctx);
+            let (blackboard, out) = ctx.state_and_out();
+            run_halt_hook(hook, blackboard, out);
         }
     }
 

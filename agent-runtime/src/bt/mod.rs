@@ -201,7 +201,7 @@ pub fn tick_child<S, N: Node<S> + ?Sized>(
     offset: usize,
 ) -> Status {
     if ctx.observed() {
-        return tick_observed(node, state, ctx, offset);
+        return ctx.detached(|ctx| tick_observed(node, state, ctx, offset));
     }
     node.tick(state, ctx)
 }

@@ -104,7 +104,27 @@ impl<T: NodeState> TreeRun<T> {
     where
         N: Node<S, State = T>,
     {
-        let mut ctx = Ctx::with_clock(state, clock, out, &mut self.inbox).for_agent(agent_id);
+        let debug = crate::trace::on!(DEBUG);
+        self.tick_observed(agent_id, tree, state, clock, out, debug)
+    }
+
+    /// [`tick_for_agent`](Self::tick_for_agent) for a caller that read the tracing level
+    /// already (`debug`), so a tick reads it once.
+    #[inline(always)]
+    pub(crate) fn tick_observed<S, N>(
+        &mut self,
+        agent_id: &str,
+        tree: &N,
+        state: &mut S,
+        clock: fn() -> Duration,
+        out: &mut Vec<Directive>,
+        debug: bool,
+    ) -> Status
+    where
+        N: Node<S, State = T>,
+    {
+        let mut ctx =
+            Ctx::with_clock_observed(state, clock, out, &mut self.inbox, debug).for_agent(agent_id);
         if let Some(record) = &mut self.recording {
             record.start_tick(self.ticks + 1);
             ctx = ctx.recording(record);
@@ -113,13 +133,16 @@ impl<T: NodeState> TreeRun<T> {
         self.finish_tick(status)
     }
 
-    #[inline]
+    #[inline(always)]
     fn finish_tick(&mut self, status: Status) -> Status {
-        // A completion no leaf took during the tick belongs to a halted leaf: it is stale.
-        self.inbox.completions.clear();
-        // So is an answer: its leaf was halted before it could take it.
-        if !self.inbox.answers.is_empty() {
-            self.inbox.answers.clear();
+        // A completion no leaf took during the tick belongs to a halted leaf: it is stale; so
+        // is an answer, whose leaf was halted before it could take it. One test for both
+        // first (most ticks have neither): clearing runs the elements' drop loop even for an
+        // empty list.
+        let inbox = &mut self.inbox;
+        if (inbox.completions.len() | inbox.answers.len()) != 0 {
+            inbox.completions.clear();
+            inbox.answers.clear();
         }
         self.ticks += 1;
         self.status = Some(status);

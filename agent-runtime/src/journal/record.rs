@@ -11,9 +11,10 @@ use crate::action::Outcome;
 use crate::error::ActionError;
 use crate::instruction::Instruction;
 use crate::signal::Signal;
-use crate::signal::compact::{Decoded, time_of, write_compact, write_time};
+use crate::signal::compact::{Decoded, time_of, write_compact, write_str, write_time_parts};
 use crate::state_op::StateOp;
 
+use super::context::StepTime;
 use super::hash::StateHash;
 
 /// What entered an agent at one step: everything its strategy saw that was not already in its
@@ -204,7 +205,7 @@ pub(crate) fn encode_into(
             at,
             input: Input::Signal { origin, signal },
             hash,
-        }) => encode_signal_step(out, *seq, at, *hash, origin, signal),
+        }) => encode_signal_step(out, *seq, StepTime::of(at), *hash, origin, signal),
         other => rmp_serde::encode::write_named(out, other),
     }
 }
@@ -216,16 +217,16 @@ pub(crate) fn encode_into(
 pub(crate) fn encode_signal_step(
     out: &mut Vec<u8>,
     seq: u64,
-    at: &DateTime<Utc>,
+    at: StepTime,
     hash: StateHash,
     origin: &str,
     signal: &Signal,
 ) -> Result<(), rmp_serde::encode::Error> {
     rmp::encode::write_array_len(out, 5)?;
     rmp::encode::write_uint(out, seq)?;
-    write_time(out, at)?;
+    write_time_parts(out, at.seconds, at.nanos)?;
     rmp::encode::write_uint(out, hash.0)?;
-    rmp::encode::write_str(out, origin)?;
+    write_str(out, origin)?;
     write_compact(out, signal)
 }
 
@@ -313,6 +314,7 @@ mod tests {
         let mut untimed =
             Signal::new("x".repeat(300), json!("y".repeat(70_000))).with_subject("z".repeat(40));
         untimed.time = None;
+        untimed.id = "i".repeat(70_000);
         let mut old = Signal::new("order.paid", json!(-1));
         old.time = DateTime::from_timestamp(-86_400, 5);
         for signal in [full, bytes, bare, untimed, old] {

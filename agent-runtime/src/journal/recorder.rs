@@ -1,11 +1,15 @@
-//! The server's side of a journal: records each step in the agent's task and hands batches to
-//! a writer task that encodes them and appends them to the store, so the agent never waits
-//! for the disk (on a multi-thread runtime the writer runs on whichever worker is free).
+//! The server's side of a journal: encodes each step in the agent's task into one reused
+//! buffer and hands what it holds to a writer task at every flush, which appends it to the
+//! store, so the agent never waits for the disk (on a multi-thread runtime the writer runs on
+//! whichever worker is free). The hand-over is one shared buffer, not a queue of them: the
+//! recorder's buffer is never given away and the writer swaps the one it stored last back in,
+//! so once they have grown nothing allocates, and however many flushes the writer missed, it
+//! takes them in one append.
 
 use std::collections::VecDeque;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
-use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
+use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
 use crate::agent::DynAgent;
@@ -13,20 +17,47 @@ use crate::signal::Signal;
 use crate::store::{JournalBatch, Store};
 
 use super::JournalOptions;
-use super::context::StepScope;
+use super::context::{StepScope, StepTime};
 use super::record::{Input, Record, SnapshotKind, Step, encode_into, encode_signal_step};
 
 /// Journals one agent's steps (one run of it).
 pub(crate) struct Recorder {
     agent: Arc<str>,
     seq: u64,
-    at: chrono::DateTime<chrono::Utc>,
+    at: StepTime,
     snapshot_every: u64,
     /// The records since the last flush, encoded as they are recorded: a step leaves nothing
-    /// behind to free later, and the writer only appends bytes.
+    /// behind to free later. Emptied at every flush, its capacity kept.
     batch: JournalBatch,
-    tx: Option<UnboundedSender<JournalBatch>>,
+    pending: Arc<Pending>,
     writer: Option<JoinHandle<()>>,
+}
+
+/// What the recorder flushed and the writer has not taken yet.
+#[derive(Default)]
+struct Pending {
+    state: Mutex<PendingState>,
+    /// Told when records arrive in an empty pending batch, or the journal closes.
+    arrived: Notify,
+}
+
+#[derive(Default)]
+struct PendingState {
+    batch: JournalBatch,
+    /// No more records come: the writer ends once it has stored the last ones.
+    closed: bool,
+}
+
+impl Pending {
+    fn lock(&self) -> MutexGuard<'_, PendingState> {
+        // Nobody panics while holding it (appends and swaps), so poison is moot.
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn close(&self) {
+        self.lock().closed = true;
+        self.arrived.notify_one();
+    }
 }
 
 impl Recorder {
@@ -36,20 +67,20 @@ impl Recorder {
         // The first step of this run comes after every stored record (see `Record::position`).
         let base = end.map_or(0, |end| end / 2 + 1);
         let id: Arc<str> = agent.id().into();
-        let (tx, rx) = mpsc::unbounded_channel();
+        let pending = Arc::new(Pending::default());
         let writer = tokio::spawn(write(
             options.store.clone(),
             id.to_string(),
-            rx,
+            pending.clone(),
             options.keep_snapshots,
         ));
         let mut recorder = Recorder {
             agent: id,
             seq: base,
-            at: crate::server::clock::now(),
+            at: crate::server::clock::now_parts(),
             snapshot_every: options.snapshot_every,
             batch: JournalBatch::new(),
-            tx: Some(tx),
+            pending,
             writer: Some(writer),
         };
         recorder.snapshot(agent, SnapshotKind::Start);
@@ -59,7 +90,7 @@ impl Recorder {
     /// Enters the next step: until the scope drops, ids and the clock come from the step.
     pub(crate) fn begin(&mut self) -> StepScope {
         self.seq += 1;
-        self.at = crate::server::clock::now();
+        self.at = crate::server::clock::now_parts();
         StepScope::enter(self.agent.clone(), self.seq, self.at)
     }
 
@@ -67,7 +98,7 @@ impl Recorder {
     pub(crate) fn record(&mut self, input: Input, agent: &dyn DynAgent) {
         let step = Record::Step(Step {
             seq: self.seq,
-            at: self.at,
+            at: self.at.to_datetime(),
             input,
             hash: agent.state_hash(),
         });
@@ -80,7 +111,7 @@ impl Recorder {
     pub(crate) fn record_signal(&mut self, origin: &str, signal: &Signal, agent: &dyn DynAgent) {
         let (seq, at, hash) = (self.seq, self.at, agent.state_hash());
         let written = self.batch.write(seq.saturating_mul(2), |out| {
-            encode_signal_step(out, seq, &at, hash, origin, signal)
+            encode_signal_step(out, seq, at, hash, origin, signal)
         });
         if let Err(error) = written {
             self.unencoded(&error);
@@ -131,45 +162,75 @@ impl Recorder {
         if self.batch.is_empty() {
             return;
         }
-        // The next batch is likely as large as this one: one allocation each, no regrowth.
-        let next = JournalBatch::with_capacity(self.batch.len(), self.batch.byte_len());
-        let batch = std::mem::replace(&mut self.batch, next);
-        if let Some(tx) = &self.tx {
-            // The writer only ends when we drop the sender.
-            let _ = tx.send(batch);
+        let was_empty = {
+            let mut pending = self.pending.lock();
+            let was_empty = pending.batch.is_empty();
+            pending.batch.append(&self.batch);
+            was_empty
+        };
+        self.batch.clear();
+        // A non-empty pending batch has woken the writer already.
+        if was_empty {
+            self.pending.arrived.notify_one();
         }
     }
 
     /// Flushes and waits until the writer has stored everything.
     pub(crate) async fn finish(&mut self) {
         self.flush();
-        self.tx = None;
+        self.pending.close();
         if let Some(writer) = self.writer.take() {
             let _ = writer.await;
         }
     }
 }
 
-/// Appends batches in order, several at once when they queue up, and compacts after each new
-/// periodic snapshot beyond the `keep` latest.
-async fn write(
-    store: Arc<dyn Store>,
-    key: String,
-    mut rx: UnboundedReceiver<JournalBatch>,
-    keep: usize,
-) {
+impl Drop for Recorder {
+    /// A server that ends without `finish` (its task aborted) still lets the writer store what
+    /// was flushed and end.
+    fn drop(&mut self) {
+        self.pending.close();
+    }
+}
+
+/// Appends what the recorder flushed, all of it at once when several flushes queued up, and
+/// compacts after each new periodic snapshot beyond the `keep` latest; ends when the journal
+/// is closed and everything flushed is stored.
+async fn write(store: Arc<dyn Store>, key: String, pending: Arc<Pending>, keep: usize) {
     let mut snapshots: VecDeque<u64> = VecDeque::new();
-    while let Some(mut batch) = rx.recv().await {
-        while let Ok(more) = rx.try_recv() {
-            batch.append(&more);
-        }
+    // The batch stored last, emptied: swapped in for the next one, so that once the two have
+    // grown to a flush's size no flush allocates.
+    let mut spare = JournalBatch::new();
+    loop {
+        let taken = {
+            let mut state = pending.lock();
+            if state.batch.is_empty() {
+                Err(state.closed)
+            } else {
+                spare.clear();
+                Ok(std::mem::replace(
+                    &mut state.batch,
+                    std::mem::take(&mut spare),
+                ))
+            }
+        };
+        let batch = match taken {
+            Ok(batch) => batch,
+            Err(true) => return,
+            Err(false) => {
+                pending.arrived.notified().await;
+                continue;
+            }
+        };
         snapshots.extend(
             batch
                 .iter()
                 .map(|(position, _)| position)
                 .filter(|&position| Record::is_snapshot_position(position)),
         );
-        if let Err(error) = store.append_journal_batch(&key, batch).await {
+        let stored = store.append_journal_batch(&key, &batch).await;
+        spare = batch;
+        if let Err(error) = stored {
             tracing::error!(key, %error, "journal records were not stored");
             continue;
         }

@@ -25,7 +25,7 @@ pub(crate) fn write_compact(
     out: &mut Vec<u8>,
     signal: &Signal,
 ) -> Result<(), rmp_serde::encode::Error> {
-    use rmp::encode::{write_array_len, write_map_len, write_nil, write_str};
+    use rmp::encode::{write_array_len, write_map_len, write_nil};
     fn write_opt_str(
         out: &mut Vec<u8>,
         text: Option<&str>,
@@ -71,9 +71,42 @@ pub(crate) fn write_time(
     time: &DateTime<Utc>,
 ) -> Result<(), rmp_serde::encode::Error> {
     let (seconds, nanos) = time_parts(time);
+    write_time_parts(out, seconds, nanos)
+}
+
+/// Appends `[seconds, nanoseconds]`.
+pub(crate) fn write_time_parts(
+    out: &mut Vec<u8>,
+    seconds: i64,
+    nanos: u32,
+) -> Result<(), rmp_serde::encode::Error> {
     rmp::encode::write_array_len(out, 2)?;
     rmp::encode::write_sint(out, seconds)?;
     rmp::encode::write_uint(out, nanos.into())?;
+    Ok(())
+}
+
+/// Appends a MessagePack string as `rmp` writes it (the shortest header).
+#[inline]
+pub(crate) fn write_str(out: &mut Vec<u8>, text: &str) -> Result<(), rmp_serde::encode::Error> {
+    let len = text.len();
+    match len {
+        0..32 => out.push(0xa0 | len as u8),
+        32..256 => out.extend_from_slice(&[0xd9, len as u8]),
+        256..65_536 => {
+            out.push(0xda);
+            out.extend_from_slice(&(len as u16).to_be_bytes());
+        }
+        _ => match u32::try_from(len) {
+            Ok(len) => {
+                out.push(0xdb);
+                out.extend_from_slice(&len.to_be_bytes());
+            }
+            // Past MessagePack's limit: `rmp` reports it.
+            Err(_) => return Ok(rmp::encode::write_str(out, text)?),
+        },
+    }
+    out.extend_from_slice(text.as_bytes());
     Ok(())
 }
 

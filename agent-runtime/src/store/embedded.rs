@@ -104,6 +104,31 @@ async fn blocking<T: Send + 'static>(
     }
 }
 
+impl RedbStore {
+    /// Appends a batch in one write transaction on the blocking pool.
+    fn append_owned<'a>(
+        &'a self,
+        key: &'a str,
+        batch: JournalBatch,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        let db = self.db.clone();
+        let owned_key = key.to_string();
+        Box::pin(blocking("journal", key, move || {
+            let io = |e: &dyn fmt::Display| StoreError::io("journal", &owned_key, e);
+            let txn = db.begin_write().map_err(|e| io(&e))?;
+            {
+                let mut table = txn.open_table(JOURNAL).map_err(|e| io(&e))?;
+                for (position, bytes) in batch.iter() {
+                    table
+                        .insert((owned_key.as_str(), position), bytes)
+                        .map_err(|e| io(&e))?;
+                }
+            }
+            txn.commit().map_err(|e| io(&e))
+        }))
+    }
+}
+
 impl Store for RedbStore {
     fn save<'a>(
         &'a self,
@@ -188,29 +213,15 @@ impl Store for RedbStore {
             .iter()
             .map(|(position, bytes)| (*position, bytes.as_slice()))
             .collect();
-        self.append_journal_batch(key, batch)
+        self.append_owned(key, batch)
     }
 
     fn append_journal_batch<'a>(
         &'a self,
         key: &'a str,
-        batch: JournalBatch,
+        batch: &'a JournalBatch,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
-        let db = self.db.clone();
-        let owned_key = key.to_string();
-        Box::pin(blocking("journal", key, move || {
-            let io = |e: &dyn fmt::Display| StoreError::io("journal", &owned_key, e);
-            let txn = db.begin_write().map_err(|e| io(&e))?;
-            {
-                let mut table = txn.open_table(JOURNAL).map_err(|e| io(&e))?;
-                for (position, bytes) in batch.iter() {
-                    table
-                        .insert((owned_key.as_str(), position), bytes)
-                        .map_err(|e| io(&e))?;
-                }
-            }
-            txn.commit().map_err(|e| io(&e))
-        }))
+        self.append_owned(key, batch.clone())
     }
 
     fn read_journal<'a>(

@@ -73,6 +73,12 @@ impl JournalBatch {
         );
     }
 
+    /// Removes every record, keeping the buffers' capacity.
+    pub fn clear(&mut self) {
+        self.bytes.clear();
+        self.records.clear();
+    }
+
     /// How many records it holds.
     pub fn len(&self) -> usize {
         self.records.len()
@@ -157,5 +163,7 @@ mod tests {
             [(2, b"ab".to_vec()), (4, vec![]), (6, b"cde".to_vec())]
         );
         assert_eq!(a.iter().collect::<JournalBatch>(), a);
+        a.clear();
+        assert!(a.is_empty() && a.byte_len() == 0 && a.iter().next().is_none());
     }
 }

@@ -1,15 +1,58 @@
 //! An in-memory store, for tests and short-lived programs.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
 
 use super::{JournalBatch, JournalRecords, Store, StoreError};
 
-/// One agent's journal records by position, each kept in the batch it was appended in (a
-/// batch stays while one of its records does).
-type Journal = BTreeMap<u64, (Arc<JournalBatch>, usize)>;
+/// One agent's journal: its records' bytes back to back in the order appended, and where each
+/// record's bytes are by position. Appending copies into the one buffer (no allocation per
+/// record or per batch once it has grown); compaction drops bytes from its front.
+#[derive(Debug, Default)]
+struct Journal {
+    bytes: VecDeque<u8>,
+    /// The offset of `bytes[0]` among all bytes ever appended.
+    base: u64,
+    /// Each record's start and end among all bytes ever appended.
+    records: BTreeMap<u64, (u64, u64)>,
+}
+
+impl Journal {
+    fn end(&self) -> u64 {
+        self.base + self.bytes.len() as u64
+    }
+
+    fn append(&mut self, position: u64, record: &[u8]) {
+        let start = self.end();
+        self.bytes.extend(record);
+        // A record appended again at its position replaces it; its old bytes go at compaction.
+        self.records.insert(position, (start, self.end()));
+    }
+
+    fn read(&self, (start, end): (u64, u64)) -> Vec<u8> {
+        let range = (start - self.base) as usize..(end - self.base) as usize;
+        self.bytes.range(range).copied().collect()
+    }
+
+    /// Removes the records before position `before`; how many went.
+    fn compact(&mut self, before: u64) -> u64 {
+        let kept = self.records.split_off(&before);
+        let removed = self.records.len() as u64;
+        self.records = kept;
+        // Bytes before the first one still referenced are garbage.
+        let keep_from = self
+            .records
+            .values()
+            .map(|&(start, _)| start)
+            .min()
+            .unwrap_or_else(|| self.end());
+        self.bytes.drain(..(keep_from - self.base) as usize);
+        self.base = keep_from;
+        removed
+    }
+}
 
 /// Checkpoints in memory. Cheap to clone; clones share the same map. Saves are atomic (one
 /// map insertion under a lock).
@@ -32,7 +75,10 @@ impl MemoryStore {
 
     fn journal<T>(&self, key: &str, f: impl FnOnce(&mut Journal) -> T) -> T {
         let mut journals = self.journals.lock().unwrap_or_else(|p| p.into_inner());
-        f(journals.entry(key.to_string()).or_default())
+        match journals.get_mut(key) {
+            Some(journal) => f(journal),
+            None => f(journals.entry(key.to_string()).or_default()),
+        }
     }
 }
 
@@ -66,22 +112,22 @@ impl Store for MemoryStore {
         key: &'a str,
         records: &'a [(u64, Vec<u8>)],
     ) -> BoxFuture<'a, Result<(), StoreError>> {
-        let batch = records
-            .iter()
-            .map(|(position, bytes)| (*position, bytes.as_slice()))
-            .collect();
-        self.append_journal_batch(key, batch)
+        self.journal(key, |j| {
+            for (position, bytes) in records {
+                j.append(*position, bytes);
+            }
+        });
+        Box::pin(std::future::ready(Ok(())))
     }
 
     fn append_journal_batch<'a>(
         &'a self,
         key: &'a str,
-        batch: JournalBatch,
+        batch: &'a JournalBatch,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
-        let batch = Arc::new(batch);
         self.journal(key, |j| {
-            for (index, (position, _)) in batch.iter().enumerate() {
-                j.insert(position, (batch.clone(), index));
+            for (position, bytes) in batch.iter() {
+                j.append(position, bytes);
             }
         });
         Box::pin(std::future::ready(Ok(())))
@@ -93,15 +139,16 @@ impl Store for MemoryStore {
         from: u64,
     ) -> BoxFuture<'a, Result<JournalRecords, StoreError>> {
         let records = self.journal(key, |j| {
-            j.range(from..)
-                .filter_map(|(p, (batch, index))| Some((*p, batch.get(*index)?.1.to_vec())))
+            j.records
+                .range(from..)
+                .map(|(position, &range)| (*position, j.read(range)))
                 .collect()
         });
         Box::pin(std::future::ready(Ok(records)))
     }
 
     fn journal_end<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<u64>, StoreError>> {
-        let end = self.journal(key, |j| j.keys().next_back().copied());
+        let end = self.journal(key, |j| j.records.keys().next_back().copied());
         Box::pin(std::future::ready(Ok(end)))
     }
 
@@ -110,12 +157,7 @@ impl Store for MemoryStore {
         key: &'a str,
         before: u64,
     ) -> BoxFuture<'a, Result<u64, StoreError>> {
-        let removed = self.journal(key, |j| {
-            let kept = j.split_off(&before);
-            let removed = j.len() as u64;
-            *j = kept;
-            removed
-        });
+        let removed = self.journal(key, |j| j.compact(before));
         Box::pin(std::future::ready(Ok(removed)))
     }
 }

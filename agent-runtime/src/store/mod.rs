@@ -77,13 +77,15 @@ pub trait Store: Send + Sync + fmt::Debug {
     }
 
     /// Appends the records of `batch` under `key` as [`append_journal`](Store::append_journal)
-    /// does, taking the batch by value: a server's journal writes through this, so a store that
-    /// keeps the buffer ([`MemoryStore`]) or hands it to another thread ([`RedbStore`]) copies
-    /// nothing. The default copies each record into its own buffer and calls `append_journal`.
+    /// does: a server's journal writes through this, its records back to back in one buffer
+    /// that it reuses, so a store that copies them where it keeps them ([`MemoryStore`]) or
+    /// hands them to a thread of its own ([`RedbStore`]) makes one copy of the whole batch,
+    /// not one per record. The default copies each record into its own buffer and calls
+    /// `append_journal`.
     fn append_journal_batch<'a>(
         &'a self,
         key: &'a str,
-        batch: JournalBatch,
+        batch: &'a JournalBatch,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move { self.append_journal(key, &batch.to_records()).await })
     }
@@ -149,7 +151,7 @@ impl<T: Store + ?Sized> Store for Arc<T> {
     fn append_journal_batch<'a>(
         &'a self,
         key: &'a str,
-        batch: JournalBatch,
+        batch: &'a JournalBatch,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         (**self).append_journal_batch(key, batch)
     }

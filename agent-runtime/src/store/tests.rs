@@ -335,3 +335,65 @@ proptest::proptest! {
         let _ = Checkpoint::decode(&bytes);
     }
 }
+
+/// Appends (one record at a time and as a batch), a record written again, reads from a
+/// position, the end, compaction and appends after it: the same answers from both stores.
+#[test]
+fn both_stores_keep_journals_apart_in_order_and_compact_them() {
+    use super::JournalBatch;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let redb = RedbStore::open(dir.path().join("journal.redb")).unwrap();
+    let stores: [&dyn Store; 2] = [&MemoryStore::new(), &redb];
+    let record = |n: u64| {
+        format!("record {n}")
+            .repeat(n as usize % 3 + 1)
+            .into_bytes()
+    };
+    for store in stores {
+        rt.block_on(async {
+            assert_eq!(store.journal_end("a").await.unwrap(), None);
+            store
+                .append_journal("a", &[(0, record(0)), (1, record(1))])
+                .await
+                .unwrap();
+            let owned: Vec<(u64, Vec<u8>)> = (2..6).map(|n| (n, record(n))).collect();
+            let batch: JournalBatch = owned.iter().map(|(n, b)| (*n, b.as_slice())).collect();
+            store.append_journal_batch("a", &batch).await.unwrap();
+            store
+                .append_journal("b", &[(9, b"other".to_vec())])
+                .await
+                .unwrap();
+            // Written again at its position: replaced.
+            store
+                .append_journal("a", &[(3, b"again".to_vec())])
+                .await
+                .unwrap();
+            let mut expected: Vec<(u64, Vec<u8>)> = (0..6).map(|n| (n, record(n))).collect();
+            expected[3].1 = b"again".to_vec();
+            assert_eq!(
+                store.read_journal("a", 0).await.unwrap(),
+                expected,
+                "{store:?}"
+            );
+            assert_eq!(store.read_journal("a", 4).await.unwrap(), expected[4..]);
+            assert_eq!(store.journal_end("a").await.unwrap(), Some(5));
+            assert_eq!(store.compact_journal("a", 3).await.unwrap(), 3);
+            assert_eq!(store.read_journal("a", 0).await.unwrap(), expected[3..]);
+            store.append_journal("a", &[(6, record(6))]).await.unwrap();
+            expected.push((6, record(6)));
+            assert_eq!(store.compact_journal("a", 6).await.unwrap(), 3);
+            assert_eq!(store.read_journal("a", 0).await.unwrap(), expected[6..]);
+            assert_eq!(
+                store.read_journal("b", 0).await.unwrap(),
+                [(9, b"other".to_vec())]
+            );
+            assert!(
+                store.keys().await.unwrap().is_empty(),
+                "journals are not checkpoints"
+            );
+        });
+    }
+}
