@@ -6,7 +6,7 @@
 //! [`Instruction::new`](crate::Instruction::new), [`Signal::new`](crate::Signal::new) and the
 //! behaviour tree's host clock. Without a journal nothing sets it, and those read it as `None`.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -15,7 +15,11 @@ use chrono::{DateTime, Utc};
 struct Step {
     agent: Arc<str>,
     seq: u64,
-    at: StepTime,
+    /// The step's time: given (a replay), or read from the clock when first asked for (a live
+    /// step: most never ask, and a clock read is not free).
+    at: Option<StepTime>,
+    /// Whether `at` was read from the clock during the step (the journal records it).
+    read: bool,
     next: u32,
 }
 
@@ -77,19 +81,33 @@ impl StepTime {
 
 thread_local! {
     static STEP: RefCell<Option<Step>> = const { RefCell::new(None) };
+    /// The time the last live step read from the clock, until the journal takes it.
+    static READ: Cell<Option<StepTime>> = const { Cell::new(None) };
 }
 
 /// Sets the step context until dropped.
 pub(crate) struct StepScope(());
 
 impl StepScope {
-    /// Enters step `seq` of `agent`, taken at `at`.
+    /// Enters step `seq` of `agent`, taken at `at` (a replay gives the recorded time).
     pub(crate) fn enter(agent: Arc<str>, seq: u64, at: StepTime) -> Self {
+        Self::set(agent, seq, Some(at))
+    }
+
+    /// Enters live step `seq` of `agent`: the clock is read if the strategy asks for the time,
+    /// and that reading is then [`take_time_read`]'s.
+    pub(crate) fn enter_live(agent: Arc<str>, seq: u64) -> Self {
+        READ.set(None);
+        Self::set(agent, seq, None)
+    }
+
+    fn set(agent: Arc<str>, seq: u64, at: Option<StepTime>) -> Self {
         STEP.with(|step| {
             *step.borrow_mut() = Some(Step {
                 agent,
                 seq,
                 at,
+                read: false,
                 next: 0,
             });
         });
@@ -99,8 +117,17 @@ impl StepScope {
 
 impl Drop for StepScope {
     fn drop(&mut self) {
-        STEP.with(|step| step.borrow_mut().take());
+        if let Some(step) = STEP.with(|step| step.borrow_mut().take())
+            && step.read
+        {
+            READ.set(step.at);
+        }
     }
+}
+
+/// The time the live step that ended last read from the clock, if it read one.
+pub(crate) fn take_time_read() -> Option<StepTime> {
+    READ.take()
 }
 
 /// The next deterministic id of the current step, `{agent}/{step}/{index}`, when inside one.
@@ -116,7 +143,18 @@ pub(crate) fn next_id() -> Option<String> {
 
 /// The time of the current step, when inside one.
 pub(crate) fn step_time() -> Option<DateTime<Utc>> {
-    STEP.with(|step| step.borrow().as_ref().map(|step| step.at.to_datetime()))
+    STEP.with(|step| {
+        let mut step = step.borrow_mut();
+        let step = step.as_mut()?;
+        let at = match step.at {
+            Some(at) => at,
+            None => {
+                step.read = true;
+                *step.at.insert(crate::server::clock::now_parts())
+            }
+        };
+        Some(at.to_datetime())
+    })
 }
 
 /// A deterministic id inside a journaled step, else a fresh UUIDv7.
@@ -127,4 +165,29 @@ pub(crate) fn fresh_id() -> String {
 /// The step's time inside a journaled step, else the wall clock.
 pub(crate) fn now() -> DateTime<Utc> {
     step_time().unwrap_or_else(Utc::now)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_live_step_reads_the_clock_only_when_asked_and_hands_the_reading_to_the_journal() {
+        let agent: Arc<str> = "a".into();
+        drop(StepScope::enter_live(agent.clone(), 1));
+        assert_eq!(take_time_read(), None, "no time asked for, none read");
+        let scope = StepScope::enter_live(agent.clone(), 2);
+        let first = step_time().unwrap();
+        assert_eq!(step_time(), Some(first), "one reading per step");
+        drop(scope);
+        assert_eq!(take_time_read(), Some(StepTime::of(&first)));
+        assert_eq!(take_time_read(), None);
+        // A replayed step is given its time: nothing is read or handed on.
+        let recorded = StepTime::of(&DateTime::from_timestamp(1_790_000_000, 7).unwrap());
+        let scope = StepScope::enter(agent, 3, recorded);
+        assert_eq!(step_time(), Some(recorded.to_datetime()));
+        drop(scope);
+        assert_eq!(take_time_read(), None);
+        assert_eq!(step_time(), None, "outside a step");
+    }
 }
