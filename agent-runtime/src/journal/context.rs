@@ -6,20 +6,25 @@
 //! [`Instruction::new`](crate::Instruction::new), [`Signal::new`](crate::Signal::new) and the
 //! behaviour tree's host clock. Without a journal nothing sets it, and those read it as `None`.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
+/// The step being taken on this thread. It stays after the step, inactive, so that the next
+/// step of the same agent reuses it without touching the id's reference count.
 struct Step {
     agent: Arc<str>,
+    active: bool,
     seq: u64,
     /// The step's time: given (a replay), or read from the clock when first asked for (a live
     /// step: most never ask, and a clock read is not free).
     at: Option<StepTime>,
     /// Whether `at` was read from the clock during the step (the journal records it).
     read: bool,
+    /// The time the last live step read, until the journal takes it.
+    handed: Option<StepTime>,
     next: u32,
 }
 
@@ -81,8 +86,6 @@ impl StepTime {
 
 thread_local! {
     static STEP: RefCell<Option<Step>> = const { RefCell::new(None) };
-    /// The time the last live step read from the clock, until the journal takes it.
-    static READ: Cell<Option<StepTime>> = const { Cell::new(None) };
 }
 
 /// Sets the step context until dropped.
@@ -90,26 +93,40 @@ pub(crate) struct StepScope(());
 
 impl StepScope {
     /// Enters step `seq` of `agent`, taken at `at` (a replay gives the recorded time).
-    pub(crate) fn enter(agent: Arc<str>, seq: u64, at: StepTime) -> Self {
+    pub(crate) fn enter(agent: &Arc<str>, seq: u64, at: StepTime) -> Self {
         Self::set(agent, seq, Some(at))
     }
 
     /// Enters live step `seq` of `agent`: the clock is read if the strategy asks for the time,
     /// and that reading is then [`take_time_read`]'s.
-    pub(crate) fn enter_live(agent: Arc<str>, seq: u64) -> Self {
-        READ.set(None);
+    pub(crate) fn enter_live(agent: &Arc<str>, seq: u64) -> Self {
         Self::set(agent, seq, None)
     }
 
-    fn set(agent: Arc<str>, seq: u64, at: Option<StepTime>) -> Self {
+    fn set(agent: &Arc<str>, seq: u64, at: Option<StepTime>) -> Self {
         STEP.with(|step| {
-            *step.borrow_mut() = Some(Step {
-                agent,
-                seq,
-                at,
-                read: false,
-                next: 0,
-            });
+            let mut step = step.borrow_mut();
+            match &mut *step {
+                Some(step) if Arc::ptr_eq(&step.agent, agent) => {
+                    step.active = true;
+                    step.seq = seq;
+                    step.at = at;
+                    step.read = false;
+                    step.handed = None;
+                    step.next = 0;
+                }
+                other => {
+                    *other = Some(Step {
+                        agent: agent.clone(),
+                        active: true,
+                        seq,
+                        at,
+                        read: false,
+                        handed: None,
+                        next: 0,
+                    });
+                }
+            }
         });
         StepScope(())
     }
@@ -117,35 +134,39 @@ impl StepScope {
 
 impl Drop for StepScope {
     fn drop(&mut self) {
-        if let Some(step) = STEP.with(|step| step.borrow_mut().take())
-            && step.read
-        {
-            READ.set(step.at);
-        }
+        STEP.with(|step| {
+            if let Some(step) = step.borrow_mut().as_mut() {
+                step.active = false;
+                if step.read {
+                    step.handed = step.at;
+                }
+            }
+        });
     }
+}
+
+/// The step being taken on this thread, if any.
+fn with_step<T>(f: impl FnOnce(&mut Step) -> T) -> Option<T> {
+    STEP.with(|step| step.borrow_mut().as_mut().filter(|step| step.active).map(f))
 }
 
 /// The time the live step that ended last read from the clock, if it read one.
 pub(crate) fn take_time_read() -> Option<StepTime> {
-    READ.take()
+    STEP.with(|step| step.borrow_mut().as_mut()?.handed.take())
 }
 
 /// The next deterministic id of the current step, `{agent}/{step}/{index}`, when inside one.
 pub(crate) fn next_id() -> Option<String> {
-    STEP.with(|step| {
-        let mut step = step.borrow_mut();
-        let step = step.as_mut()?;
+    with_step(|step| {
         let index = step.next;
         step.next += 1;
-        Some(format!("{}/{}/{index}", step.agent, step.seq))
+        format!("{}/{}/{index}", step.agent, step.seq)
     })
 }
 
 /// The time of the current step, when inside one.
 pub(crate) fn step_time() -> Option<DateTime<Utc>> {
-    STEP.with(|step| {
-        let mut step = step.borrow_mut();
-        let step = step.as_mut()?;
+    with_step(|step| {
         let at = match step.at {
             Some(at) => at,
             None => {
@@ -153,7 +174,7 @@ pub(crate) fn step_time() -> Option<DateTime<Utc>> {
                 *step.at.insert(crate::server::clock::now_parts())
             }
         };
-        Some(at.to_datetime())
+        at.to_datetime()
     })
 }
 
@@ -174,9 +195,9 @@ mod tests {
     #[test]
     fn a_live_step_reads_the_clock_only_when_asked_and_hands_the_reading_to_the_journal() {
         let agent: Arc<str> = "a".into();
-        drop(StepScope::enter_live(agent.clone(), 1));
+        drop(StepScope::enter_live(&agent, 1));
         assert_eq!(take_time_read(), None, "no time asked for, none read");
-        let scope = StepScope::enter_live(agent.clone(), 2);
+        let scope = StepScope::enter_live(&agent, 2);
         let first = step_time().unwrap();
         assert_eq!(step_time(), Some(first), "one reading per step");
         drop(scope);
@@ -184,7 +205,7 @@ mod tests {
         assert_eq!(take_time_read(), None);
         // A replayed step is given its time: nothing is read or handed on.
         let recorded = StepTime::of(&DateTime::from_timestamp(1_790_000_000, 7).unwrap());
-        let scope = StepScope::enter(agent, 3, recorded);
+        let scope = StepScope::enter(&agent, 3, recorded);
         assert_eq!(step_time(), Some(recorded.to_datetime()));
         drop(scope);
         assert_eq!(take_time_read(), None);

@@ -98,7 +98,7 @@ impl Recorder {
             self.at = crate::server::clock::now_parts();
             self.stale = false;
         }
-        StepScope::enter_live(self.agent.clone(), self.seq)
+        StepScope::enter_live(&self.agent, self.seq)
     }
 
     /// The time of the step entered last: what its strategy read from the clock, or, when it
