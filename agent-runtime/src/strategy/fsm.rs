@@ -619,13 +619,34 @@ impl Fsm {
         // written per event for guards and actions to borrow.
         let null = matches!(params, Value::Null);
         let borrowed = if null { &NULL } else { &params };
-        let result = if agent.strategy_state().entered || !enters_with_effects::<S>() {
-            fire(agent, event, borrowed)
-        } else {
-            fire_first(agent, event, borrowed)
-        };
+        let result = Fsm::fire_ref(agent, event, borrowed);
         discard(params);
         result
+    }
+
+    /// [`fire`](Fsm::fire) without parameters (guards and actions read `null`): what
+    /// `agent.cmd(OrderEvent::Pay)` runs. No `Value` is made per event, so none is written
+    /// to the stack either.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn fire_bare<S: FsmSpec>(
+        agent: &mut Agent<S>,
+        event: S::Event,
+    ) -> Result<Directives, FsmError<S>> {
+        Fsm::fire_ref(agent, event, &NULL)
+    }
+
+    #[inline(always)]
+    fn fire_ref<S: FsmSpec>(
+        agent: &mut Agent<S>,
+        event: S::Event,
+        params: &Value,
+    ) -> Result<Directives, FsmError<S>> {
+        if agent.strategy_state().entered || !enters_with_effects::<S>() {
+            fire(agent, event, params)
+        } else {
+            fire_first(agent, event, params)
+        }
     }
 }
 
