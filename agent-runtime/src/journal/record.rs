@@ -11,7 +11,9 @@ use crate::action::Outcome;
 use crate::error::ActionError;
 use crate::instruction::Instruction;
 use crate::signal::Signal;
-use crate::signal::compact::{Decoded, time_of, write_compact, write_str, write_time_parts};
+use crate::signal::compact::{
+    Decoded, time_of, write_array_header, write_compact, write_str, write_time_parts, write_uint,
+};
 use crate::state_op::StateOp;
 
 use super::context::StepTime;
@@ -141,6 +143,8 @@ pub struct Step {
     /// agent's steps continue after the last one journaled.
     pub seq: u64,
     /// When it was taken: the clock reading its strategy saw (and a replay gives it again).
+    /// The clock is read when the strategy first asks for the time in the step; a step that
+    /// never asks carries the server's last reading, taken at most one mailbox batch earlier.
     pub at: DateTime<Utc>,
     /// What entered the agent.
     #[serde(flatten)]
@@ -222,10 +226,10 @@ pub(crate) fn encode_signal_step(
     origin: &str,
     signal: &Signal,
 ) -> Result<(), rmp_serde::encode::Error> {
-    rmp::encode::write_array_len(out, 5)?;
-    rmp::encode::write_uint(out, seq)?;
-    write_time_parts(out, at.seconds, at.nanos)?;
-    rmp::encode::write_uint(out, hash.0)?;
+    write_array_header(out, 5);
+    write_uint(out, seq);
+    write_time_parts(out, at.seconds, at.nanos);
+    write_uint(out, hash.0);
     write_str(out, origin)?;
     write_compact(out, signal)
 }
@@ -315,9 +319,25 @@ mod tests {
             Signal::new("x".repeat(300), json!("y".repeat(70_000))).with_subject("z".repeat(40));
         untimed.time = None;
         untimed.id = "i".repeat(70_000);
-        let mut old = Signal::new("order.paid", json!(-1));
-        old.time = DateTime::from_timestamp(-86_400, 5);
-        for signal in [full, bytes, bare, untimed, old] {
+        // Times before and after the epoch in every integer width.
+        let timed = [
+            -5,
+            -100,
+            -200,
+            -86_400,
+            -3_000_000_000,
+            0,
+            100,
+            200,
+            70_000,
+            5_000_000_000,
+        ]
+        .map(|seconds| {
+            let mut signal = Signal::new("order.paid", json!(-1));
+            signal.time = DateTime::from_timestamp(seconds, 5);
+            signal
+        });
+        for signal in [full, bytes, bare, untimed].into_iter().chain(timed) {
             let record = step(signal);
             let encoded = encode(&record).unwrap();
             assert!(
