@@ -355,3 +355,92 @@ fn a_parent_row_to_a_terminal_state_ends_the_machine() {
     );
     assert_eq!(serde_json::to_value(&player).unwrap(), before);
 }
+
+/// Starts in `Inner`, inside `Outer`: neither does anything on entry, so a command does not
+/// test whether they were entered (`FsmSpec::QUIET_START`).
+#[agent(
+    strategy = Fsm,
+    transitions {
+        initial Outer
+        enter Other do enter_other
+        exit Inner do exit_inner
+        state Outer {
+            initial Inner
+            Inner -> Other on go
+        }
+        Other -> Outer on back
+    }
+)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+struct Quiet {
+    log: Vec<String>,
+}
+
+#[action]
+fn enter_other(quiet: &mut Quiet) {
+    quiet.log.push("enter Other".into());
+}
+
+#[action]
+fn exit_inner(quiet: &mut Quiet) {
+    quiet.log.push("exit Inner".into());
+}
+
+/// The same start, but entering `Outer` logs.
+#[agent(
+    strategy = Fsm,
+    transitions {
+        initial Outer
+        enter Outer do enter_outer
+        state Outer {
+            initial Inner
+            Inner -> Other on go
+        }
+        Other -> Outer on back
+    }
+)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+struct Loud {
+    log: Vec<String>,
+}
+
+#[action]
+fn enter_outer(loud: &mut Loud) {
+    loud.log.push("enter Outer".into());
+}
+
+#[test]
+fn a_first_command_enters_the_initial_configuration_first_only_when_that_does_something() {
+    assert_eq!(
+        [Quiet::QUIET_START, Loud::QUIET_START],
+        [true, false],
+        "only `Loud` enters something first"
+    );
+    let mut quiet = Quiet::new();
+    let before = serde_json::to_value(&quiet).unwrap();
+    assert!(quiet.cmd(QuietEvent::Back).is_err());
+    assert_eq!(
+        serde_json::to_value(&quiet).unwrap(),
+        before,
+        "a refused first event changes nothing"
+    );
+    assert_eq!(quiet.snapshot().status, Status::Idle);
+    quiet.cmd(QuietEvent::Go).unwrap();
+    assert_eq!(quiet.state().log, ["exit Inner", "enter Other"]);
+    assert_eq!(quiet.fsm_state(), QuietState::Other);
+    assert_eq!(quiet.snapshot().status, Status::Waiting);
+    quiet.cmd(QuietEvent::Back).unwrap();
+    assert_eq!(quiet.fsm_state(), QuietState::Inner);
+
+    let mut loud = Loud::new();
+    assert!(loud.cmd(LoudEvent::Back).is_err());
+    assert!(
+        loud.state().log.is_empty(),
+        "a refused first event enters nothing"
+    );
+    loud.cmd(LoudEvent::Go).unwrap();
+    assert_eq!(loud.state().log, ["enter Outer"]);
+    assert_eq!(loud.fsm_state(), LoudState::Other);
+    loud.cmd(LoudEvent::Back).unwrap();
+    assert_eq!(loud.state().log, ["enter Outer", "enter Outer"]);
+}

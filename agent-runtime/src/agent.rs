@@ -4,6 +4,7 @@ use std::any::{Any, TypeId};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{OnceLock, RwLock};
 
 use futures::future::BoxFuture;
@@ -208,6 +209,9 @@ pub struct Agent<S: AgentSpec> {
     state: S,
     strategy: StrategyState<S>,
     plugins: PluginStates,
+    /// The state hash's running value after the fields no step changes (type, definition,
+    /// id), taken at the first hash (0 until then): a journaled step hashes only the rest.
+    hash_prefix: AtomicU64,
 }
 
 impl<S: AgentSpec> Agent<S> {
@@ -218,6 +222,7 @@ impl<S: AgentSpec> Agent<S> {
             state,
             strategy: StrategyState::<S>::default(),
             plugins: S::plugins().mount(),
+            hash_prefix: AtomicU64::new(0),
         }
     }
 
@@ -225,12 +230,39 @@ impl<S: AgentSpec> Agent<S> {
     #[must_use]
     pub fn with_id(mut self, id: impl Into<String>) -> Self {
         self.id = id.into();
+        self.hash_prefix = AtomicU64::new(0);
         self
     }
 
     /// The agent's id.
     pub fn id(&self) -> &str {
         &self.id
+    }
+
+    /// [`StateHash::of`](crate::journal::StateHash::of) the agent (its checkpoint form), with
+    /// the fields no step changes hashed once per agent: the journal hashes after every step.
+    pub(crate) fn state_hash(&self) -> crate::journal::StateHash {
+        use crate::journal::hash::StructHasher;
+        // The fields in the order and form `AgentRef` serializes them.
+        let mut prefix = self.hash_prefix.load(Ordering::Relaxed);
+        if prefix == 0 {
+            // (A prefix that is 0 itself is recomputed every time: as right, only slower.)
+            let mut hasher = StructHasher::begin();
+            hasher.field("agent", S::NAME);
+            if let Some(definition) = S::DEFINITION {
+                hasher.field("definition", &Some(definition.fingerprint));
+            }
+            hasher.field("id", self.id.as_str());
+            prefix = hasher.running();
+            self.hash_prefix.store(prefix, Ordering::Relaxed);
+        }
+        let mut hasher = StructHasher::resume(prefix);
+        hasher.field("state", &self.state);
+        hasher.field("strategy", &self.strategy);
+        if !self.plugins.is_empty() {
+            hasher.field("plugins", &self.plugins);
+        }
+        hasher.finish()
     }
 
     /// The typed state.
@@ -578,6 +610,7 @@ impl<S: AgentSpec> Clone for Agent<S> {
             state: self.state.clone(),
             strategy: self.strategy.clone(),
             plugins: self.plugins.clone(),
+            hash_prefix: AtomicU64::new(self.hash_prefix.load(Ordering::Relaxed)),
         }
     }
 }
@@ -664,6 +697,7 @@ impl<'de, S: AgentSpec> Deserialize<'de> for Agent<S> {
             state: wire.state,
             strategy: wire.strategy,
             plugins,
+            hash_prefix: AtomicU64::new(0),
         })
     }
 }
@@ -764,7 +798,7 @@ impl<S: AgentSpec> DynAgent for Agent<S> {
         serde_json::to_value(self)
     }
     fn state_hash(&self) -> crate::journal::StateHash {
-        crate::journal::StateHash::of(self)
+        Agent::state_hash(self)
     }
     fn execute(
         &self,

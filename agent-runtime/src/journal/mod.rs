@@ -70,7 +70,7 @@
 
 pub(crate) mod context;
 mod diff;
-mod hash;
+pub(crate) mod hash;
 mod record;
 pub(crate) mod recorder;
 mod replay;

@@ -11,9 +11,12 @@ use crate::action::Outcome;
 use crate::error::ActionError;
 use crate::instruction::Instruction;
 use crate::signal::Signal;
-use crate::signal::compact::{Decoded, time_of, write_compact, write_time};
+use crate::signal::compact::{
+    Decoded, time_of, write_array_header, write_compact, write_str, write_time_parts, write_uint,
+};
 use crate::state_op::StateOp;
 
+use super::context::StepTime;
 use super::hash::StateHash;
 
 /// What entered an agent at one step: everything its strategy saw that was not already in its
@@ -204,7 +207,7 @@ pub(crate) fn encode_into(
             at,
             input: Input::Signal { origin, signal },
             hash,
-        }) => encode_signal_step(out, *seq, at, *hash, origin, signal),
+        }) => encode_signal_step(out, *seq, StepTime::of(at), *hash, origin, signal),
         other => rmp_serde::encode::write_named(out, other),
     }
 }
@@ -216,16 +219,16 @@ pub(crate) fn encode_into(
 pub(crate) fn encode_signal_step(
     out: &mut Vec<u8>,
     seq: u64,
-    at: &DateTime<Utc>,
+    at: StepTime,
     hash: StateHash,
     origin: &str,
     signal: &Signal,
 ) -> Result<(), rmp_serde::encode::Error> {
-    rmp::encode::write_array_len(out, 5)?;
-    rmp::encode::write_uint(out, seq)?;
-    write_time(out, at)?;
-    rmp::encode::write_uint(out, hash.0)?;
-    rmp::encode::write_str(out, origin)?;
+    write_array_header(out, 5);
+    write_uint(out, seq);
+    write_time_parts(out, at.seconds, at.nanos);
+    write_uint(out, hash.0);
+    write_str(out, origin)?;
     write_compact(out, signal)
 }
 
@@ -313,9 +316,26 @@ mod tests {
         let mut untimed =
             Signal::new("x".repeat(300), json!("y".repeat(70_000))).with_subject("z".repeat(40));
         untimed.time = None;
-        let mut old = Signal::new("order.paid", json!(-1));
-        old.time = DateTime::from_timestamp(-86_400, 5);
-        for signal in [full, bytes, bare, untimed, old] {
+        untimed.id = "i".repeat(70_000);
+        // Times before and after the epoch in every integer width.
+        let timed = [
+            -5,
+            -100,
+            -200,
+            -86_400,
+            -3_000_000_000,
+            0,
+            100,
+            200,
+            70_000,
+            5_000_000_000,
+        ]
+        .map(|seconds| {
+            let mut signal = Signal::new("order.paid", json!(-1));
+            signal.time = DateTime::from_timestamp(seconds, 5);
+            signal
+        });
+        for signal in [full, bytes, bare, untimed].into_iter().chain(timed) {
             let record = step(signal);
             let encoded = encode(&record).unwrap();
             assert!(

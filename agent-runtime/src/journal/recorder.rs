@@ -17,14 +17,14 @@ use crate::signal::Signal;
 use crate::store::{JournalBatch, Store};
 
 use super::JournalOptions;
-use super::context::StepScope;
+use super::context::{StepScope, StepTime};
 use super::record::{Input, Record, SnapshotKind, Step, encode_into, encode_signal_step};
 
 /// Journals one agent's steps (one run of it).
 pub(crate) struct Recorder {
     agent: Arc<str>,
     seq: u64,
-    at: chrono::DateTime<chrono::Utc>,
+    at: StepTime,
     snapshot_every: u64,
     /// The records since the last flush, encoded as they are recorded: a step leaves nothing
     /// behind to free later. Emptied at every flush, its capacity kept.
@@ -77,7 +77,7 @@ impl Recorder {
         let mut recorder = Recorder {
             agent: id,
             seq: base,
-            at: crate::server::clock::now(),
+            at: crate::server::clock::now_parts(),
             snapshot_every: options.snapshot_every,
             batch: JournalBatch::new(),
             pending,
@@ -90,7 +90,7 @@ impl Recorder {
     /// Enters the next step: until the scope drops, ids and the clock come from the step.
     pub(crate) fn begin(&mut self) -> StepScope {
         self.seq += 1;
-        self.at = crate::server::clock::now();
+        self.at = crate::server::clock::now_parts();
         StepScope::enter(self.agent.clone(), self.seq, self.at)
     }
 
@@ -98,7 +98,7 @@ impl Recorder {
     pub(crate) fn record(&mut self, input: Input, agent: &dyn DynAgent) {
         let step = Record::Step(Step {
             seq: self.seq,
-            at: self.at,
+            at: self.at.to_datetime(),
             input,
             hash: agent.state_hash(),
         });
@@ -111,7 +111,7 @@ impl Recorder {
     pub(crate) fn record_signal(&mut self, origin: &str, signal: &Signal, agent: &dyn DynAgent) {
         let (seq, at, hash) = (self.seq, self.at, agent.state_hash());
         let written = self.batch.write(seq.saturating_mul(2), |out| {
-            encode_signal_step(out, seq, &at, hash, origin, signal)
+            encode_signal_step(out, seq, at, hash, origin, signal)
         });
         if let Err(error) = written {
             self.unencoded(&error);

@@ -14,7 +14,7 @@ use crate::instruction::Instruction;
 use crate::route::Router;
 use crate::store::{Store, StoreError};
 
-use super::context::StepScope;
+use super::context::{StepScope, StepTime};
 use super::diff::differences;
 use super::hash::StateHash;
 use super::record::{Input, Record, SnapshotKind, Step};
@@ -272,7 +272,7 @@ impl<'j, S: AgentSpec> Replayer<'j, S> {
                     hash,
                     agent,
                 } => {
-                    let found = StateHash::of(self.agent());
+                    let found = self.agent().state_hash();
                     if found != *hash {
                         return Some(Err(self.diverged(*seq, None, *hash, Some(agent))));
                     }
@@ -291,7 +291,7 @@ impl<'j, S: AgentSpec> Replayer<'j, S> {
             .expect("a replayer always holds an agent");
         // As the server does: a panicking strategy leaves the agent as it was.
         let backup = agent.clone();
-        let scope = StepScope::enter(id, step.seq, step.at);
+        let scope = StepScope::enter(id, step.seq, StepTime::of(&step.at));
         let run = catch_unwind(AssertUnwindSafe(|| match &step.input {
             Input::Init => agent.init(),
             Input::Signal { signal, .. } => agent.handle_signal_with(router, signal),
@@ -310,7 +310,7 @@ impl<'j, S: AgentSpec> Replayer<'j, S> {
             Vec::new()
         });
         self.seq = step.seq;
-        let found = StateHash::of(self.agent());
+        let found = self.agent().state_hash();
         if found != step.hash {
             // The recorded state itself is at hand when a snapshot follows the step.
             let recorded = self.journal.records.get(self.next).and_then(|r| match r {
@@ -340,7 +340,7 @@ impl<'j, S: AgentSpec> Replayer<'j, S> {
             seq,
             input: input.map(Input::describe),
             expected,
-            found: StateHash::of(self.agent()),
+            found: self.agent().state_hash(),
             replayed,
             differences,
         }))

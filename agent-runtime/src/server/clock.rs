@@ -11,10 +11,30 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use tokio::time::Instant;
 
+use crate::journal::context::StepTime;
+
+struct Anchor {
+    instant: std::time::Instant,
+    wall: DateTime<Utc>,
+    /// `wall` as seconds and nanoseconds since the epoch.
+    wall_parts: StepTime,
+}
+
+fn the_anchor() -> &'static Anchor {
+    static ANCHOR: OnceLock<Anchor> = OnceLock::new();
+    ANCHOR.get_or_init(|| {
+        let wall = Utc::now();
+        Anchor {
+            instant: std::time::Instant::now(),
+            wall,
+            wall_parts: StepTime::of(&wall),
+        }
+    })
+}
+
 fn anchor() -> (Instant, DateTime<Utc>) {
-    static ANCHOR: OnceLock<(std::time::Instant, DateTime<Utc>)> = OnceLock::new();
-    let (instant, wall) = *ANCHOR.get_or_init(|| (std::time::Instant::now(), Utc::now()));
-    (Instant::from_std(instant), wall)
+    let anchor = the_anchor();
+    (Instant::from_std(anchor.instant), anchor.wall)
 }
 
 /// The wall-clock time of a tokio instant.
@@ -30,6 +50,21 @@ pub(crate) fn to_wall(at: Instant) -> DateTime<Utc> {
 /// Now, on the wall clock.
 pub(crate) fn now() -> DateTime<Utc> {
     to_wall(Instant::now())
+}
+
+/// Now, on the wall clock, as seconds and nanoseconds: what [`now`] reads, without building a
+/// chrono time (a journaled step reads the clock every time, and rarely needs one).
+pub(crate) fn now_parts() -> StepTime {
+    let anchor = the_anchor();
+    let base = Instant::from_std(anchor.instant);
+    let at = Instant::now();
+    let wall = anchor.wall_parts;
+    let moved = match at.checked_duration_since(base) {
+        Some(ahead) => wall.plus(ahead),
+        None => wall.minus(base - at),
+    };
+    // As `to_wall`, a reading too far off for the calendar is the anchor.
+    moved.unwrap_or(wall)
 }
 
 /// The tokio instant of a wall-clock time; a time in the past is now.
@@ -53,5 +88,24 @@ mod tests {
         let due = after + chrono::Duration::seconds(30);
         assert_eq!(to_instant(due) - Instant::now(), Duration::from_secs(30));
         assert_eq!(to_instant(before), Instant::now(), "the past is now");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_clock_read_as_parts_is_the_chrono_reading() {
+        for step in [0, 1, 999_999_999, 1_000_000_000, 86_400_123_456_789] {
+            tokio::time::advance(Duration::from_nanos(step)).await;
+            assert_eq!(now_parts().to_datetime(), now());
+        }
+        // Before the anchor (a paused clock starts wherever the runtime did).
+        let past = Instant::now() - Duration::from_secs(10);
+        let (base, _) = anchor();
+        if past < base {
+            let parts = the_anchor()
+                .wall_parts
+                .minus(base - past)
+                .unwrap()
+                .to_datetime();
+            assert_eq!(parts, to_wall(past));
+        }
     }
 }

@@ -25,55 +25,132 @@ pub(crate) fn write_compact(
     out: &mut Vec<u8>,
     signal: &Signal,
 ) -> Result<(), rmp_serde::encode::Error> {
-    use rmp::encode::{write_array_len, write_map_len, write_nil, write_str};
-    fn write_opt_str(
-        out: &mut Vec<u8>,
-        text: Option<&str>,
-    ) -> Result<(), rmp_serde::encode::Error> {
-        match text {
-            Some(text) => write_str(out, text)?,
-            None => write_nil(out).map_err(rmp::encode::ValueWriteError::InvalidMarkerWrite)?,
-        }
-        Ok(())
-    }
     let s = signal;
-    write_array_len(out, 11)?;
+    write_array_header(out, 11);
     write_str(out, &s.spec_version)?;
     write_str(out, &s.id)?;
     write_str(out, &s.source)?;
     write_str(out, &s.signal_type)?;
     write_opt_str(out, s.subject.as_deref())?;
     match &s.time {
-        Some(time) => write_time(out, time)?,
-        None => write_opt_str(out, None)?,
+        Some(time) => write_time(out, time),
+        None => out.push(NIL),
     }
     write_opt_str(out, s.data_content_type.as_deref())?;
     write_opt_str(out, s.data_schema())?;
     match &s.data {
-        Value::Null => write_opt_str(out, None)?,
+        Value::Null => out.push(NIL),
         data => rmp_serde::encode::write(out, data)?,
     }
     match s.data_bytes() {
-        None => write_opt_str(out, None)?,
+        None => out.push(NIL),
         bytes => rmp_serde::encode::write(out, &bytes)?,
     }
     if s.extensions.is_empty() {
-        write_map_len(out, 0)?;
+        out.push(EMPTY_MAP);
     } else {
         rmp_serde::encode::write(out, &s.extensions)?;
     }
     Ok(())
 }
 
-/// Appends a time as the MessagePack array `[seconds, nanoseconds]` ([`time_parts`]).
-pub(crate) fn write_time(
-    out: &mut Vec<u8>,
-    time: &DateTime<Utc>,
-) -> Result<(), rmp_serde::encode::Error> {
+// The few MessagePack forms a journaled step needs, written as `rmp` writes them (the shortest
+// one for each value), without its generic writer: a step writes a dozen of them.
+const NIL: u8 = 0xc0;
+const EMPTY_MAP: u8 = 0x80;
+
+/// The header of an array of fewer than 16 elements.
+pub(crate) fn write_array_header(out: &mut Vec<u8>, len: u8) {
+    debug_assert!(len < 16);
+    out.push(0x90 | len);
+}
+
+/// An unsigned integer.
+pub(crate) fn write_uint(out: &mut Vec<u8>, value: u64) {
+    match value {
+        0..128 => out.push(value as u8),
+        128..256 => out.extend_from_slice(&[0xcc, value as u8]),
+        256..65_536 => {
+            out.push(0xcd);
+            out.extend_from_slice(&(value as u16).to_be_bytes());
+        }
+        65_536..4_294_967_296 => {
+            out.push(0xce);
+            out.extend_from_slice(&(value as u32).to_be_bytes());
+        }
+        _ => {
+            out.push(0xcf);
+            out.extend_from_slice(&value.to_be_bytes());
+        }
+    }
+}
+
+/// A signed integer: a non-negative one as unsigned, as `rmp` does.
+pub(crate) fn write_sint(out: &mut Vec<u8>, value: i64) {
+    match value {
+        0.. => write_uint(out, value as u64),
+        -32..0 => out.push(value as i8 as u8),
+        -128..-32 => out.extend_from_slice(&[0xd0, value as i8 as u8]),
+        -32_768..-128 => {
+            out.push(0xd1);
+            out.extend_from_slice(&(value as i16).to_be_bytes());
+        }
+        -2_147_483_648..-32_768 => {
+            out.push(0xd2);
+            out.extend_from_slice(&(value as i32).to_be_bytes());
+        }
+        _ => {
+            out.push(0xd3);
+            out.extend_from_slice(&value.to_be_bytes());
+        }
+    }
+}
+
+/// A string, or nil.
+fn write_opt_str(out: &mut Vec<u8>, text: Option<&str>) -> Result<(), rmp_serde::encode::Error> {
+    match text {
+        Some(text) => write_str(out, text),
+        None => {
+            out.push(NIL);
+            Ok(())
+        }
+    }
+}
+
+/// A time as the array `[seconds, nanoseconds]` ([`time_parts`]).
+pub(crate) fn write_time(out: &mut Vec<u8>, time: &DateTime<Utc>) {
     let (seconds, nanos) = time_parts(time);
-    rmp::encode::write_array_len(out, 2)?;
-    rmp::encode::write_sint(out, seconds)?;
-    rmp::encode::write_uint(out, nanos.into())?;
+    write_time_parts(out, seconds, nanos);
+}
+
+/// `[seconds, nanoseconds]`.
+pub(crate) fn write_time_parts(out: &mut Vec<u8>, seconds: i64, nanos: u32) {
+    write_array_header(out, 2);
+    write_sint(out, seconds);
+    write_uint(out, nanos.into());
+}
+
+/// A string.
+#[inline]
+pub(crate) fn write_str(out: &mut Vec<u8>, text: &str) -> Result<(), rmp_serde::encode::Error> {
+    let len = text.len();
+    match len {
+        0..32 => out.push(0xa0 | len as u8),
+        32..256 => out.extend_from_slice(&[0xd9, len as u8]),
+        256..65_536 => {
+            out.push(0xda);
+            out.extend_from_slice(&(len as u16).to_be_bytes());
+        }
+        _ => match u32::try_from(len) {
+            Ok(len) => {
+                out.push(0xdb);
+                out.extend_from_slice(&len.to_be_bytes());
+            }
+            // Past MessagePack's limit: `rmp` reports it.
+            Err(_) => return Ok(rmp::encode::write_str(out, text)?),
+        },
+    }
+    out.extend_from_slice(text.as_bytes());
     Ok(())
 }
 

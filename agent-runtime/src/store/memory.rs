@@ -8,15 +8,16 @@ use futures::future::BoxFuture;
 use super::{JournalBatch, JournalRecords, Store, StoreError};
 
 /// One agent's journal: its records' bytes back to back in the order appended, and where each
-/// record's bytes are by position. Appending copies into the one buffer (no allocation per
+/// record's bytes are, by position. Appending copies into the one buffer (no allocation per
 /// record or per batch once it has grown); compaction drops bytes from its front.
 #[derive(Debug, Default)]
 struct Journal {
     bytes: VecDeque<u8>,
     /// The offset of `bytes[0]` among all bytes ever appended.
     base: u64,
-    /// Each record's start and end among all bytes ever appended.
-    records: BTreeMap<u64, (u64, u64)>,
+    /// Each record's position, start and end among all bytes ever appended, by position.
+    /// Appends come in ascending order, so nearly every one goes at the back.
+    records: VecDeque<(u64, u64, u64)>,
 }
 
 impl Journal {
@@ -24,33 +25,56 @@ impl Journal {
         self.base + self.bytes.len() as u64
     }
 
+    /// The index of the first record at `position` or after.
+    fn index_of(&self, position: u64) -> usize {
+        self.records.partition_point(|&(at, ..)| at < position)
+    }
+
     fn append(&mut self, position: u64, record: &[u8]) {
         let start = self.end();
         self.bytes.extend(record);
-        // A record appended again at its position replaces it; its old bytes go at compaction.
-        self.records.insert(position, (start, self.end()));
+        let entry = (position, start, self.end());
+        match self.records.back() {
+            Some(&(last, ..)) if last >= position => {
+                let index = self.index_of(position);
+                match self.records.get_mut(index) {
+                    // Appended again at its position: replaced, its old bytes go at compaction.
+                    Some(found) if found.0 == position => *found = entry,
+                    _ => self.records.insert(index, entry),
+                }
+            }
+            _ => self.records.push_back(entry),
+        }
     }
 
-    fn read(&self, (start, end): (u64, u64)) -> Vec<u8> {
-        let range = (start - self.base) as usize..(end - self.base) as usize;
-        self.bytes.range(range).copied().collect()
+    fn read_from(&self, from: u64) -> JournalRecords {
+        self.records
+            .range(self.index_of(from)..)
+            .map(|&(position, start, end)| {
+                let range = (start - self.base) as usize..(end - self.base) as usize;
+                (position, self.bytes.range(range).copied().collect())
+            })
+            .collect()
+    }
+
+    fn last(&self) -> Option<u64> {
+        self.records.back().map(|&(position, ..)| position)
     }
 
     /// Removes the records before position `before`; how many went.
     fn compact(&mut self, before: u64) -> u64 {
-        let kept = self.records.split_off(&before);
-        let removed = self.records.len() as u64;
-        self.records = kept;
+        let removed = self.index_of(before);
+        self.records.drain(..removed);
         // Bytes before the first one still referenced are garbage.
         let keep_from = self
             .records
-            .values()
-            .map(|&(start, _)| start)
+            .iter()
+            .map(|&(_, start, _)| start)
             .min()
             .unwrap_or_else(|| self.end());
         self.bytes.drain(..(keep_from - self.base) as usize);
         self.base = keep_from;
-        removed
+        removed as u64
     }
 }
 
@@ -138,17 +162,12 @@ impl Store for MemoryStore {
         key: &'a str,
         from: u64,
     ) -> BoxFuture<'a, Result<JournalRecords, StoreError>> {
-        let records = self.journal(key, |j| {
-            j.records
-                .range(from..)
-                .map(|(position, &range)| (*position, j.read(range)))
-                .collect()
-        });
+        let records = self.journal(key, |j| j.read_from(from));
         Box::pin(std::future::ready(Ok(records)))
     }
 
     fn journal_end<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<u64>, StoreError>> {
-        let end = self.journal(key, |j| j.records.keys().next_back().copied());
+        let end = self.journal(key, |j| j.last());
         Box::pin(std::future::ready(Ok(end)))
     }
 

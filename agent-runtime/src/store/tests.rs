@@ -386,6 +386,15 @@ fn both_stores_keep_journals_apart_in_order_and_compact_them() {
             expected.push((6, record(6)));
             assert_eq!(store.compact_journal("a", 6).await.unwrap(), 3);
             assert_eq!(store.read_journal("a", 0).await.unwrap(), expected[6..]);
+            // Out of order: read back in order.
+            store
+                .append_journal("a", &[(9, record(9)), (8, record(8))])
+                .await
+                .unwrap();
+            assert_eq!(
+                store.read_journal("a", 7).await.unwrap(),
+                [(8, record(8)), (9, record(9))]
+            );
             assert_eq!(
                 store.read_journal("b", 0).await.unwrap(),
                 [(9, b"other".to_vec())]

@@ -247,6 +247,12 @@ pub trait FsmSpec: AgentSpec<Strategy = Fsm> {
         Self::route(from, row).is_some_and(|r| r.plain)
     }
 
+    /// Whether entering a statechart's initial leaf and its ancestors does nothing: none has
+    /// an `enter` action or an `after` row. Generated for statecharts without parallel
+    /// regions; then a command skips the "entered yet?" test, as for a flat machine whose
+    /// initial state does nothing on entry.
+    const QUIET_START: bool = false;
+
     /// Whether the machine has parallel states, final states or `when done` rows: then its
     /// configuration is a set of active leaves (one per active region) and events run
     /// through SCXML's microstep over that set.
@@ -646,14 +652,21 @@ fn fire_first<S: FsmSpec>(
     }
 }
 
-/// Whether entering the initial state does anything: an `enter` action, a timer, or a
-/// statechart's configuration. When it does not (most flat machines), a command need not test
-/// whether the initial state was entered: the first transition marks it entered, and a refused
-/// first event leaves the agent as it was either way. A constant once inlined.
+/// Whether entering the initial state does anything: an `enter` action, a timer, or with
+/// parallel regions the configuration (a statechart's initial leaf and its ancestors:
+/// [`FsmSpec::QUIET_START`]). When it does not (most machines), a command need not test
+/// whether the initial state was entered: the first transition marks it entered, and a
+/// refused first event leaves the agent as it was either way. A constant once inlined.
 #[inline(always)]
 fn enters_with_effects<S: FsmSpec>() -> bool {
     let initial = S::State::default();
-    S::NESTED || S::PARALLEL || S::enter(initial).is_some() || S::after(initial).is_some()
+    if S::PARALLEL {
+        return true;
+    }
+    if S::NESTED {
+        return !S::QUIET_START;
+    }
+    S::enter(initial).is_some() || S::after(initial).is_some()
 }
 
 impl<S: FsmSpec> Agent<S> {

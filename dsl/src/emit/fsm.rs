@@ -176,6 +176,25 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
     } else {
         quote!(#[inline])
     };
+    // A small machine first tests whether its state has a row for the event at all, one bit
+    // of a constant mask per state: a refusal (most events of a device's stream) is then one
+    // conditional branch, which the processor predicts from the stream's history, instead of
+    // the `match`'s indirect jump on the state, which it predicts badly
+    // (`fsm/statechart_mixed` in BENCHMARKS.md).
+    let refuse_early = (fsm.rows.len() <= INLINE_ROWS && events.len() <= 64).then(|| {
+        let masks = states.iter().map(|state| {
+            event_groups(&state.value)
+                .iter()
+                .fold(0u64, |mask, (i, _)| mask | (1u64 << i))
+        });
+        let (n, from, event) = (states.len(), local("from"), local("event"));
+        quote! {
+            const __ACCEPTS: [u64; #n] = [#(#masks),*];
+            if __ACCEPTS[#from as usize] >> (#event as u32) & 1 == 0 {
+                return __t!(#rt::Step::Invalid);
+            }
+        }
+    });
     let timeout_arms = states.iter().filter_map(|state| {
         let rows: Vec<&RowDef> = rows_of(&state.value)
             .iter()
@@ -447,6 +466,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
                         #rt::StepThen::then(#l_then, #l_holder, __step)
                     }};
                 }
+                #refuse_early
                 match (#l_from, #l_event) {
                     #(#transition_arms,)*
                     _ => __t!(#rt::Step::Invalid),

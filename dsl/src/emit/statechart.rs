@@ -270,7 +270,21 @@ impl<'a> Nesting<'a> {
                     && !::core::matches!((from, row), #(#busy)|*)
             ),
         };
+        // Entering the initial leaf and its ancestors runs and arms nothing: then a command
+        // need not test whether they were entered (as a flat machine's initial state).
+        let quiet_start = fsm
+            .initial_state()
+            .and_then(|s| chart.id(&s.value))
+            .map(|start| chart.default_leaf(start))
+            .is_some_and(|leaf| {
+                !std::iter::once(leaf)
+                    .chain(chart.ancestors(leaf))
+                    .map(|s| chart.states[s].value.as_str())
+                    .any(|s| enter_hooks.contains(s) || timed.contains(s))
+            });
         quote! {
+            const QUIET_START: bool = #quiet_start;
+
             #[inline]
             #[allow(unreachable_patterns)]
             fn route(from: #state_ty, row: u32) -> ::core::option::Option<&'static #rt::Route<#state_ty>> {
