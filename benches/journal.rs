@@ -5,6 +5,8 @@
 //!   off, journaling to a `MemoryStore`, and journaling to a `RedbStore` file (fsync per
 //!   write transaction; the writer coalesces what queued up). On one thread the writer task
 //!   (encoding, storing) and the blocking pool's hand-offs are counted in the agent's time.
+//! - `journal/cast_multi_thread`: the same on tokio's default multi-thread runtime (one worker
+//!   per core), where the journal's writer can run beside the agent.
 //! - `journal/replay`: steps per second replaying a 10,000-step journal offline (every state
 //!   hash checked), against `handle_signal` called on the agent directly for the same signals
 //!   (the strategy's work alone, no hashing), for scale.
@@ -57,10 +59,10 @@ async fn cast_batches(server: &AgentServer<Tally>, signal: &Signal, iters: u64) 
     start.elapsed()
 }
 
-fn cast(c: &mut Criterion, rt: &Runtime, signal: &Signal) {
+fn cast(c: &mut Criterion, group_name: &str, rt: &Runtime, signal: &Signal) {
     let dir = tempfile::tempdir().unwrap();
     let redb = RedbStore::open(dir.path().join("journal.redb")).unwrap();
-    let mut group = c.benchmark_group("journal/cast");
+    let mut group = c.benchmark_group(group_name);
     group.throughput(Throughput::Elements(1));
     for (name, options) in [
         ("journal_off", Options::default()),
@@ -76,7 +78,7 @@ fn cast(c: &mut Criterion, rt: &Runtime, signal: &Signal) {
         let server = rt
             .block_on(AgentServer::start(Tally::new(), options))
             .unwrap();
-        bench(&mut group, "journal/cast", name, |b| {
+        bench(&mut group, group_name, name, |b| {
             b.iter_custom(|iters| rt.block_on(cast_batches(&server, signal, iters)))
         });
         rt.block_on(server.stop());
@@ -141,7 +143,11 @@ fn main() {
         .measurement_time(Duration::from_secs(3))
         .sample_size(30)
         .configure_from_args();
-    cast(&mut c, &rt, &signal);
+    cast(&mut c, "journal/cast", &rt, &signal);
     replay(&mut c, &rt, &signal);
+    // What a user runs by default: tokio's multi-thread runtime, where the writer task can
+    // run on another worker than the agent's.
+    let multi = Runtime::new().unwrap();
+    cast(&mut c, "journal/cast_multi_thread", &multi, &signal);
     c.final_summary();
 }

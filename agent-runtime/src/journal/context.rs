@@ -12,10 +12,19 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
+/// The step being taken on this thread. It stays after the step, inactive, so that the next
+/// step of the same agent reuses it without touching the id's reference count.
 struct Step {
     agent: Arc<str>,
+    active: bool,
     seq: u64,
-    at: StepTime,
+    /// The step's time: given (a replay), or read from the clock when first asked for (a live
+    /// step: most never ask, and a clock read is not free).
+    at: Option<StepTime>,
+    /// Whether `at` was read from the clock during the step (the journal records it).
+    read: bool,
+    /// The time the last live step read, until the journal takes it.
+    handed: Option<StepTime>,
     next: u32,
 }
 
@@ -83,15 +92,41 @@ thread_local! {
 pub(crate) struct StepScope(());
 
 impl StepScope {
-    /// Enters step `seq` of `agent`, taken at `at`.
-    pub(crate) fn enter(agent: Arc<str>, seq: u64, at: StepTime) -> Self {
+    /// Enters step `seq` of `agent`, taken at `at` (a replay gives the recorded time).
+    pub(crate) fn enter(agent: &Arc<str>, seq: u64, at: StepTime) -> Self {
+        Self::set(agent, seq, Some(at))
+    }
+
+    /// Enters live step `seq` of `agent`: the clock is read if the strategy asks for the time,
+    /// and that reading is then [`take_time_read`]'s.
+    pub(crate) fn enter_live(agent: &Arc<str>, seq: u64) -> Self {
+        Self::set(agent, seq, None)
+    }
+
+    fn set(agent: &Arc<str>, seq: u64, at: Option<StepTime>) -> Self {
         STEP.with(|step| {
-            *step.borrow_mut() = Some(Step {
-                agent,
-                seq,
-                at,
-                next: 0,
-            });
+            let mut step = step.borrow_mut();
+            match &mut *step {
+                Some(step) if Arc::ptr_eq(&step.agent, agent) => {
+                    step.active = true;
+                    step.seq = seq;
+                    step.at = at;
+                    step.read = false;
+                    step.handed = None;
+                    step.next = 0;
+                }
+                other => {
+                    *other = Some(Step {
+                        agent: agent.clone(),
+                        active: true,
+                        seq,
+                        at,
+                        read: false,
+                        handed: None,
+                        next: 0,
+                    });
+                }
+            }
         });
         StepScope(())
     }
@@ -99,24 +134,48 @@ impl StepScope {
 
 impl Drop for StepScope {
     fn drop(&mut self) {
-        STEP.with(|step| step.borrow_mut().take());
+        STEP.with(|step| {
+            if let Some(step) = step.borrow_mut().as_mut() {
+                step.active = false;
+                if step.read {
+                    step.handed = step.at;
+                }
+            }
+        });
     }
+}
+
+/// The step being taken on this thread, if any.
+fn with_step<T>(f: impl FnOnce(&mut Step) -> T) -> Option<T> {
+    STEP.with(|step| step.borrow_mut().as_mut().filter(|step| step.active).map(f))
+}
+
+/// The time the live step that ended last read from the clock, if it read one.
+pub(crate) fn take_time_read() -> Option<StepTime> {
+    STEP.with(|step| step.borrow_mut().as_mut()?.handed.take())
 }
 
 /// The next deterministic id of the current step, `{agent}/{step}/{index}`, when inside one.
 pub(crate) fn next_id() -> Option<String> {
-    STEP.with(|step| {
-        let mut step = step.borrow_mut();
-        let step = step.as_mut()?;
+    with_step(|step| {
         let index = step.next;
         step.next += 1;
-        Some(format!("{}/{}/{index}", step.agent, step.seq))
+        format!("{}/{}/{index}", step.agent, step.seq)
     })
 }
 
 /// The time of the current step, when inside one.
 pub(crate) fn step_time() -> Option<DateTime<Utc>> {
-    STEP.with(|step| step.borrow().as_ref().map(|step| step.at.to_datetime()))
+    with_step(|step| {
+        let at = match step.at {
+            Some(at) => at,
+            None => {
+                step.read = true;
+                *step.at.insert(crate::server::clock::now_parts())
+            }
+        };
+        at.to_datetime()
+    })
 }
 
 /// A deterministic id inside a journaled step, else a fresh UUIDv7.
@@ -127,4 +186,29 @@ pub(crate) fn fresh_id() -> String {
 /// The step's time inside a journaled step, else the wall clock.
 pub(crate) fn now() -> DateTime<Utc> {
     step_time().unwrap_or_else(Utc::now)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_live_step_reads_the_clock_only_when_asked_and_hands_the_reading_to_the_journal() {
+        let agent: Arc<str> = "a".into();
+        drop(StepScope::enter_live(&agent, 1));
+        assert_eq!(take_time_read(), None, "no time asked for, none read");
+        let scope = StepScope::enter_live(&agent, 2);
+        let first = step_time().unwrap();
+        assert_eq!(step_time(), Some(first), "one reading per step");
+        drop(scope);
+        assert_eq!(take_time_read(), Some(StepTime::of(&first)));
+        assert_eq!(take_time_read(), None);
+        // A replayed step is given its time: nothing is read or handed on.
+        let recorded = StepTime::of(&DateTime::from_timestamp(1_790_000_000, 7).unwrap());
+        let scope = StepScope::enter(&agent, 3, recorded);
+        assert_eq!(step_time(), Some(recorded.to_datetime()));
+        drop(scope);
+        assert_eq!(take_time_read(), None);
+        assert_eq!(step_time(), None, "outside a step");
+    }
 }

@@ -143,6 +143,8 @@ pub struct Step {
     /// agent's steps continue after the last one journaled.
     pub seq: u64,
     /// When it was taken: the clock reading its strategy saw (and a replay gives it again).
+    /// The clock is read when the strategy first asks for the time in the step; a step that
+    /// never asks carries the server's last reading, taken at most one mailbox batch earlier.
     pub at: DateTime<Utc>,
     /// What entered the agent.
     #[serde(flatten)]

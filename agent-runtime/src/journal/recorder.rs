@@ -24,7 +24,10 @@ use super::record::{Input, Record, SnapshotKind, Step, encode_into, encode_signa
 pub(crate) struct Recorder {
     agent: Arc<str>,
     seq: u64,
+    /// The last clock reading: the time of a step whose strategy reads none.
     at: StepTime,
+    /// Whether `at` is older than the last flush (the next step reads the clock).
+    stale: bool,
     snapshot_every: u64,
     /// The records since the last flush, encoded as they are recorded: a step leaves nothing
     /// behind to free later. Emptied at every flush, its capacity kept.
@@ -78,6 +81,7 @@ impl Recorder {
             agent: id,
             seq: base,
             at: crate::server::clock::now_parts(),
+            stale: false,
             snapshot_every: options.snapshot_every,
             batch: JournalBatch::new(),
             pending,
@@ -90,15 +94,27 @@ impl Recorder {
     /// Enters the next step: until the scope drops, ids and the clock come from the step.
     pub(crate) fn begin(&mut self) -> StepScope {
         self.seq += 1;
-        self.at = crate::server::clock::now_parts();
-        StepScope::enter(self.agent.clone(), self.seq, self.at)
+        if self.stale {
+            self.at = crate::server::clock::now_parts();
+            self.stale = false;
+        }
+        StepScope::enter_live(&self.agent, self.seq)
+    }
+
+    /// The time of the step entered last: what its strategy read from the clock, or, when it
+    /// read none, the last reading (taken at most one flush, one mailbox batch, earlier).
+    fn step_time(&mut self) -> StepTime {
+        if let Some(read) = super::context::take_time_read() {
+            self.at = read;
+        }
+        self.at
     }
 
     /// Records the step entered last, with the agent as it is after it.
     pub(crate) fn record(&mut self, input: Input, agent: &dyn DynAgent) {
         let step = Record::Step(Step {
             seq: self.seq,
-            at: self.at.to_datetime(),
+            at: self.step_time().to_datetime(),
             input,
             hash: agent.state_hash(),
         });
@@ -109,7 +125,7 @@ impl Recorder {
     /// Records the step entered last, whose input was `signal` from `origin`, with the agent
     /// as it is after it: encoded from the parts, the signal stays the caller's.
     pub(crate) fn record_signal(&mut self, origin: &str, signal: &Signal, agent: &dyn DynAgent) {
-        let (seq, at, hash) = (self.seq, self.at, agent.state_hash());
+        let (seq, at, hash) = (self.seq, self.step_time(), agent.state_hash());
         let written = self.batch.write(seq.saturating_mul(2), |out| {
             encode_signal_step(out, seq, at, hash, origin, signal)
         });
@@ -159,6 +175,8 @@ impl Recorder {
 
     /// Hands what was recorded since the last flush to the writer.
     pub(crate) fn flush(&mut self) {
+        // The next step reads the clock again.
+        self.stale = true;
         if self.batch.is_empty() {
             return;
         }

@@ -291,7 +291,7 @@ impl<'j, S: AgentSpec> Replayer<'j, S> {
             .expect("a replayer always holds an agent");
         // As the server does: a panicking strategy leaves the agent as it was.
         let backup = agent.clone();
-        let scope = StepScope::enter(id, step.seq, StepTime::of(&step.at));
+        let scope = StepScope::enter(&id, step.seq, StepTime::of(&step.at));
         let run = catch_unwind(AssertUnwindSafe(|| match &step.input {
             Input::Init => agent.init(),
             Input::Signal { signal, .. } => agent.handle_signal_with(router, signal),

@@ -66,6 +66,7 @@ pub(crate) fn write_array_header(out: &mut Vec<u8>, len: u8) {
 }
 
 /// An unsigned integer.
+#[inline]
 pub(crate) fn write_uint(out: &mut Vec<u8>, value: u64) {
     match value {
         0..128 => out.push(value as u8),
