@@ -11,9 +11,11 @@
 //!   runs `#[action]`s with the FSM's guarantees (one draft of the state, committed only if the
 //!   actions succeed, panics caught, parameters decoded); the others mutate in place.
 //!
-//! Fairness: each machine's storage goes through `black_box` once before its timed loop, so no
-//! implementation keeps its state in a register across events (in real use a machine lives in
-//! memory between events: in an agent, a struct, a heap object), and each event's result goes
+//! Fairness: each machine's storage goes through `black_box` once before its timed loop (in
+//! real use a machine lives in memory between events: in an agent, a struct, a heap object);
+//! LLVM may still keep a hand-written loop's state in a register (it does for the statechart's
+//! nested `match`, which measured no faster than the same loop with its state in memory,
+//! BENCHMARKS.md, sixth pass), and each event's result goes
 //! through `black_box` (ours: the number of directives, a scalar like the others' results; a
 //! 24-byte `Vec` forced through memory costs store-forwarding stalls that no real caller pays).
 //! Every implementation is checked to end where the others end.

@@ -286,7 +286,7 @@ mod tests {
     use std::cell::Cell;
     use std::time::Duration;
 
-    use crate::bt::{Condition, Sequence, Status, Timeout, TreeRun, Wait};
+    use crate::bt::{Condition, Node, Sequence, Status, Timeout, TreeRun, Wait};
     use crate::nodes;
 
     thread_local! {
@@ -323,6 +323,21 @@ mod tests {
         assert_eq!(reads(), 0);
     }
 
+    /// Ticks `tree` until it is done, checking that each tick read the clock exactly once;
+    /// returns how many ticks were running.
+    fn ticks_reading_the_clock_once<N: Node<()>>(tree: &N, run: &mut TreeRun<N::State>) -> u32 {
+        let mut out = Vec::new();
+        reads();
+        let mut ticks = 0;
+        while run.tick_with_clock(tree, &mut (), counting_clock, &mut out) == Status::Running {
+            ticks += 1;
+            assert!(ticks < 100, "the waits end");
+            assert_eq!(reads(), 1, "tick {ticks}");
+        }
+        assert_eq!(reads(), 1, "the last tick");
+        ticks
+    }
+
     #[test]
     fn a_tree_with_time_nodes_reads_the_clock_once_per_tick() {
         // Three nodes ask for the time on the first tick (timeout, wait), yet one reading serves.
@@ -333,16 +348,7 @@ mod tests {
                 Wait::new(Duration::from_millis(25)),
             ]),
         );
-        let mut run = TreeRun::default();
-        let mut out = Vec::new();
-        reads();
-        let mut ticks = 0;
-        while run.tick_with_clock(&tree, &mut (), counting_clock, &mut out) == Status::Running {
-            ticks += 1;
-            assert!(ticks < 100, "the waits end");
-            assert_eq!(reads(), 1, "tick {ticks}");
-        }
-        assert_eq!(reads(), 1, "the last tick");
+        let ticks = ticks_reading_the_clock_once(&tree, &mut TreeRun::default());
         assert!(ticks >= 4, "the waits took several ticks: {ticks}");
     }
 
@@ -358,15 +364,7 @@ mod tests {
         ]);
         let mut run = TreeRun::default();
         assert!(run.record::<(), _>(&tree));
-        let mut out = Vec::new();
-        reads();
-        let mut ticks = 0;
-        while run.tick_with_clock(&tree, &mut (), counting_clock, &mut out) == Status::Running {
-            ticks += 1;
-            assert!(ticks < 100, "the waits end");
-            assert_eq!(reads(), 1, "tick {ticks}");
-        }
-        assert_eq!(reads(), 1, "the last tick");
+        ticks_reading_the_clock_once(&tree, &mut run);
         let last: Vec<_> = run
             .last_statuses()
             .expect("recording")

@@ -439,7 +439,11 @@ where
     #[inline]
     fn halt(&self, state: &mut ActionState, ctx: &mut Ctx<'_, S>) {
         state.running = false;
-        if let Some(id) = state.pending.take() {
+        // Only an async action's leaf starts instructions (a constant test: a sync leaf's halt
+        // has no cancelling path to carry).
+        if A::ENTRY.is_async()
+            && let Some(id) = state.pending.take()
+        {
             // The host aborts the run: it must not overlap the leaf's next activation.
             ctx.emit(Directive::CancelInstruction { id });
         }

@@ -619,13 +619,34 @@ impl Fsm {
         // written per event for guards and actions to borrow.
         let null = matches!(params, Value::Null);
         let borrowed = if null { &NULL } else { &params };
-        let result = if agent.strategy_state().entered || !enters_with_effects::<S>() {
-            fire(agent, event, borrowed)
-        } else {
-            fire_first(agent, event, borrowed)
-        };
+        let result = Fsm::fire_ref(agent, event, borrowed);
         discard(params);
         result
+    }
+
+    /// [`fire`](Fsm::fire) without parameters (guards and actions read `null`): what
+    /// `agent.cmd(OrderEvent::Pay)` runs. No `Value` is made per event, so none is written
+    /// to the stack either.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn fire_bare<S: FsmSpec>(
+        agent: &mut Agent<S>,
+        event: S::Event,
+    ) -> Result<Directives, FsmError<S>> {
+        Fsm::fire_ref(agent, event, &NULL)
+    }
+
+    #[inline(always)]
+    fn fire_ref<S: FsmSpec>(
+        agent: &mut Agent<S>,
+        event: S::Event,
+        params: &Value,
+    ) -> Result<Directives, FsmError<S>> {
+        if agent.strategy_state().entered || !enters_with_effects::<S>() {
+            fire(agent, event, params)
+        } else {
+            fire_first(agent, event, params)
+        }
     }
 }
 
@@ -1292,7 +1313,9 @@ fn take<S: FsmSpec>(
     if exit.is_some() || enter.is_some() {
         run_actions(id, state, exit, action, params, enter, &mut out).map_err(failed)?;
     } else if let Some((row, action)) = action {
-        out = run_row_action(id, state, row, action, params).map_err(failed)?;
+        out = run_row_action(id, state, row, action, params)
+            .map_err(failed)?
+            .into_vec();
     }
     // Async actions started in the state being left are cancelled: all of them, since every
     // transition empties the list.
@@ -1353,7 +1376,7 @@ fn take_row_action<S: FsmSpec>(
     match run_row_action(id, state, row, action, params) {
         Ok(out) => {
             moved(fsm, to);
-            Ok(Directives::from(out))
+            Ok(out)
         }
         Err(error) => Err(failed(error)),
     }
@@ -1380,7 +1403,9 @@ fn stay<S: FsmSpec>(
 ) -> Result<Vec<Directive>, FsmError<S>> {
     let mut out = Vec::new();
     if let Some(action) = S::row_action(row) {
-        out = run_row_action(id, state, row, action, params).map_err(failed)?;
+        out = run_row_action(id, state, row, action, params)
+            .map_err(failed)?
+            .into_vec();
     }
     fsm.started = true;
     // A first event may be an internal row (see `enters_with_effects`).
@@ -1454,7 +1479,7 @@ fn run_row_action<S: FsmSpec>(
     row: u32,
     action: FsmAction<S>,
     params: &Value,
-) -> Result<Vec<Directive>, AgentError> {
+) -> Result<Directives, AgentError> {
     let mut backup = action.writes.then(|| state.clone());
     let run = |s: &mut S| S::run_row(row, s, params).unwrap_or_else(no_action);
     let ran = run_step(id, state, &mut backup, action.name, run);
@@ -1468,7 +1493,7 @@ fn run_row_action<S: FsmSpec>(
 
 /// Appends an action's directives (most actions have none: then nothing is called).
 #[inline(always)]
-fn append(out: &mut Vec<Directive>, directives: Vec<Directive>) {
+fn append(out: &mut Vec<Directive>, directives: Directives) {
     if !directives.is_empty() {
         out.extend(directives);
     }
@@ -1492,8 +1517,9 @@ fn run_one<S: AgentSpec>(
 
 /// [`run_one`] for any way of running the action. `backup` is the caller's copy of the state,
 /// taken here before state operations are applied if the caller had none. Returns the
-/// action's directives by value: a list whose address no out-of-line code sees stays in
-/// registers, and is known empty when the inlined action emits nothing.
+/// action's directives by value, as the one-pointer list: made inside `catch_unwind`, where an
+/// inlined action that emits nothing makes it a constant null, so one word crosses the
+/// unwinding boundary's memory instead of a `Vec`'s three.
 #[inline(always)]
 fn run_step<S: AgentSpec>(
     id: &str,
@@ -1501,7 +1527,7 @@ fn run_step<S: AgentSpec>(
     backup: &mut Option<S>,
     name: &'static str,
     run: impl FnOnce(&mut S) -> Result<Outcome, ActionError>,
-) -> Result<Vec<Directive>, AgentError> {
+) -> Result<Directives, AgentError> {
     let started = trace::start();
     // The outcome is taken apart by value where the action returned it: once the action is
     // inlined (a row's `do`), an action returning `()` leaves nothing to look at, write to
@@ -1521,7 +1547,7 @@ fn run_step<S: AgentSpec>(
             }
             apply_ops(state, &ops)?;
         }
-        Ok(directives)
+        Ok(Directives::from(directives))
     }));
     // The error goes to an out-of-line function by value: a reference to the result taken
     // for the trace would keep it (and the directives) in memory on the common path too.

@@ -412,7 +412,7 @@ pub fn fsm(def: &AgentDef, fsm: &FsmDef, krate: &TokenStream) -> TokenStream {
             type Output = ::core::result::Result<#krate::Directives, #rt::FsmError<#agent>>;
             #[inline]
             fn run(self, agent: &mut #krate::Agent<#agent>) -> Self::Output {
-                #krate::Fsm::fire(agent, self, #private::serde_json::Value::Null)
+                #krate::Fsm::fire_bare(agent, self)
             }
         }
 
