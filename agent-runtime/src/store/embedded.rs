@@ -1,5 +1,6 @@
 //! The embedded default store: one `redb` database file.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -7,11 +8,17 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition, TableError};
 
-use super::{JournalBatch, JournalRecords, Store, StoreError};
+use super::{JournalBatch, JournalRecords, Store, StoreError, journal_row};
 
 const CHECKPOINTS: TableDefinition<'static, &str, &[u8]> = TableDefinition::new("checkpoints");
-/// Journal records by (agent key, position): one table for every journal, ordered as read.
+/// Journal records by (agent key, position), one row per record: what versions before the
+/// batch rows wrote. Still read (merged with [`JOURNAL_BATCHES`] by position) and compacted,
+/// never written.
 const JOURNAL: TableDefinition<'static, (&str, u64), &[u8]> = TableDefinition::new("journal");
+/// Journal batches by (agent key, first position), one row per append (`journal_row`'s
+/// layout): one B-tree insertion per writer flush instead of one per record.
+const JOURNAL_BATCHES: TableDefinition<'static, (&str, u64), &[u8]> =
+    TableDefinition::new("journal_batches");
 
 /// Checkpoints in an embedded `redb` database: one file, ACID transactions, crash-safe.
 ///
@@ -104,8 +111,21 @@ async fn blocking<T: Send + 'static>(
     }
 }
 
+/// The table `definition` in a read transaction, `None` when it was never created.
+fn open_read<K: redb::Key + 'static, V: redb::Value + 'static>(
+    txn: &redb::ReadTransaction,
+    definition: TableDefinition<'static, K, V>,
+) -> Result<Option<redb::ReadOnlyTable<K, V>>, TableError> {
+    match txn.open_table(definition) {
+        Ok(table) => Ok(Some(table)),
+        Err(TableError::TableDoesNotExist(_)) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
 impl RedbStore {
-    /// Appends a batch in one write transaction on the blocking pool.
+    /// Appends a batch as one row of [`JOURNAL_BATCHES`] in one write transaction on the
+    /// blocking pool.
     fn append_owned<'a>(
         &'a self,
         key: &'a str,
@@ -114,19 +134,129 @@ impl RedbStore {
         let db = self.db.clone();
         let owned_key = key.to_string();
         Box::pin(blocking("journal", key, move || {
+            if batch.is_empty() {
+                return Ok(());
+            }
             let io = |e: &dyn fmt::Display| StoreError::io("journal", &owned_key, e);
             let txn = db.begin_write().map_err(|e| io(&e))?;
             {
-                let mut table = txn.open_table(JOURNAL).map_err(|e| io(&e))?;
-                for (position, bytes) in batch.iter() {
-                    table
-                        .insert((owned_key.as_str(), position), bytes)
-                        .map_err(|e| io(&e))?;
+                let mut table = txn.open_table(JOURNAL_BATCHES).map_err(|e| io(&e))?;
+                if journal_row::strictly_ascending(batch.iter()) {
+                    append_row(&mut table, &owned_key, batch.iter().collect())?;
+                } else {
+                    // Out of order or a position twice: in order, the later write kept.
+                    let sorted: BTreeMap<u64, &[u8]> = batch.iter().collect();
+                    append_row(&mut table, &owned_key, sorted.into_iter().collect())?;
                 }
             }
             txn.commit().map_err(|e| io(&e))
         }))
     }
+}
+
+type BatchTable<'txn> = redb::Table<'txn, (&'static str, u64), &'static [u8]>;
+
+fn corrupt(key: &str, position: u64, reason: String) -> StoreError {
+    StoreError::CorruptJournal {
+        key: key.to_string(),
+        position,
+        reason,
+    }
+}
+
+/// The last position of `key`'s last batch row, read from its header.
+fn batch_rows_end(
+    table: &impl ReadableTable<(&'static str, u64), &'static [u8]>,
+    key: &str,
+) -> Result<Option<u64>, StoreError> {
+    let io = |e: &dyn fmt::Display| StoreError::io("journal", key, e);
+    let Some(entry) = table
+        .range((key, 0)..=(key, u64::MAX))
+        .map_err(|e| io(&e))?
+        .next_back()
+    else {
+        return Ok(None);
+    };
+    let (row_key, row) = entry.map_err(|e| io(&e))?;
+    let row_first = row_key.value().1;
+    let header = journal_row::header(row.value(), row_first)
+        .map_err(|reason| corrupt(key, row_first, reason))?;
+    Ok(Some(header.last))
+}
+
+/// Writes `records` (non-empty, strictly ascending) as one row. Rows of a journal never
+/// overlap in positions: an append that reaches into existing rows (a position written again)
+/// merges them and itself into one row, its records winning.
+fn append_row(
+    table: &mut BatchTable<'_>,
+    key: &str,
+    records: Vec<(u64, &[u8])>,
+) -> Result<(), StoreError> {
+    let io = |e: &dyn fmt::Display| StoreError::io("journal", key, e);
+    let (first, last) = (records[0].0, records[records.len() - 1].0);
+    // The usual case, one seek: the journal's last row ends before this batch.
+    let tail = batch_rows_end(table, key)?;
+    if tail.is_none_or(|end| end < first) {
+        let row = journal_row::encode(records.iter().copied());
+        return table
+            .insert((key, first), row.as_slice())
+            .map(drop)
+            .map_err(|e| io(&e));
+    }
+    // Rows overlapping [first, last]: those starting inside it, and the one before it when it
+    // reaches in (rows are disjoint, so only that one can).
+    let mut start = first;
+    if let Some(entry) = table
+        .range((key, 0)..(key, first))
+        .map_err(|e| io(&e))?
+        .next_back()
+    {
+        let (row_key, row) = entry.map_err(|e| io(&e))?;
+        let row_first = row_key.value().1;
+        let header = journal_row::header(row.value(), row_first)
+            .map_err(|reason| corrupt(key, row_first, reason))?;
+        if header.last >= first {
+            start = row_first;
+        }
+    }
+    let mut merged: BTreeMap<u64, Vec<u8>> = BTreeMap::new();
+    let mut overlapped = Vec::new();
+    for entry in table
+        .range((key, start)..=(key, last))
+        .map_err(|e| io(&e))?
+    {
+        let (row_key, row) = entry.map_err(|e| io(&e))?;
+        let row_first = row_key.value().1;
+        for (position, bytes) in journal_row::records(row.value(), row_first)
+            .map_err(|reason| corrupt(key, row_first, reason))?
+        {
+            merged.insert(position, bytes.to_vec());
+        }
+        overlapped.push(row_first);
+    }
+    for row_first in overlapped {
+        table.remove((key, row_first)).map_err(|e| io(&e))?;
+    }
+    for (position, bytes) in records {
+        merged.insert(position, bytes.to_vec());
+    }
+    let merged_first = *merged.keys().next().expect("the batch is not empty");
+    let row = journal_row::encode(merged.iter().map(|(p, b)| (*p, b.as_slice())));
+    table
+        .insert((key, merged_first), row.as_slice())
+        .map(drop)
+        .map_err(|e| io(&e))
+}
+
+/// Merges `old` (per-record rows of earlier versions) into `batched` by position; a position in
+/// both keeps the batched record, the later write.
+fn merge_by_position(batched: JournalRecords, old: JournalRecords) -> JournalRecords {
+    if old.is_empty() {
+        return batched;
+    }
+    let mut merged: BTreeMap<u64, Vec<u8>> = old.into_iter().collect();
+    merged.extend(batched);
+    merged.into_iter().collect()
 }
 
 impl Store for RedbStore {
@@ -234,18 +364,45 @@ impl Store for RedbStore {
         Box::pin(blocking("journal", key, move || {
             let io = |e: &dyn fmt::Display| StoreError::io("journal", &owned_key, e);
             let txn = db.begin_read().map_err(|e| io(&e))?;
-            let table = match txn.open_table(JOURNAL) {
-                Ok(table) => table,
-                Err(TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
-                Err(e) => return Err(io(&e)),
-            };
-            let range = (owned_key.as_str(), from)..=(owned_key.as_str(), u64::MAX);
-            let mut records = Vec::new();
-            for entry in table.range(range).map_err(|e| io(&e))? {
-                let (position, bytes) = entry.map_err(|e| io(&e))?;
-                records.push((position.value().1, bytes.value().to_vec()));
+            let key = owned_key.as_str();
+            let mut batched = Vec::new();
+            if let Some(table) = open_read(&txn, JOURNAL_BATCHES).map_err(|e| io(&e))? {
+                // A row starting at or before `from` may hold it.
+                let start = match table
+                    .range((key, 0)..=(key, from))
+                    .map_err(|e| io(&e))?
+                    .next_back()
+                {
+                    Some(entry) => entry.map_err(|e| io(&e))?.0.value().1,
+                    None => from,
+                };
+                for entry in table
+                    .range((key, start)..=(key, u64::MAX))
+                    .map_err(|e| io(&e))?
+                {
+                    let (row_key, row) = entry.map_err(|e| io(&e))?;
+                    let row_first = row_key.value().1;
+                    let records = journal_row::records(row.value(), row_first)
+                        .map_err(|reason| corrupt(key, row_first, reason))?;
+                    batched.extend(
+                        records
+                            .into_iter()
+                            .filter(|&(position, _)| position >= from)
+                            .map(|(position, bytes)| (position, bytes.to_vec())),
+                    );
+                }
             }
-            Ok(records)
+            let mut old = Vec::new();
+            if let Some(table) = open_read(&txn, JOURNAL).map_err(|e| io(&e))? {
+                for entry in table
+                    .range((key, from)..=(key, u64::MAX))
+                    .map_err(|e| io(&e))?
+                {
+                    let (position, bytes) = entry.map_err(|e| io(&e))?;
+                    old.push((position.value().1, bytes.value().to_vec()));
+                }
+            }
+            Ok(merge_by_position(batched, old))
         }))
     }
 
@@ -255,17 +412,22 @@ impl Store for RedbStore {
         Box::pin(blocking("journal", key, move || {
             let io = |e: &dyn fmt::Display| StoreError::io("journal", &owned_key, e);
             let txn = db.begin_read().map_err(|e| io(&e))?;
-            let table = match txn.open_table(JOURNAL) {
-                Ok(table) => table,
-                Err(TableError::TableDoesNotExist(_)) => return Ok(None),
-                Err(e) => return Err(io(&e)),
-            };
-            let range = (owned_key.as_str(), 0)..=(owned_key.as_str(), u64::MAX);
-            let last = table.range(range).map_err(|e| io(&e))?.next_back();
-            match last {
-                Some(entry) => Ok(Some(entry.map_err(|e| io(&e))?.0.value().1)),
-                None => Ok(None),
+            let key = owned_key.as_str();
+            let mut end = None;
+            if let Some(table) = open_read(&txn, JOURNAL_BATCHES).map_err(|e| io(&e))? {
+                end = batch_rows_end(&table, key)?;
             }
+            let old = match open_read(&txn, JOURNAL).map_err(|e| io(&e))? {
+                Some(table) => table
+                    .range((key, 0)..=(key, u64::MAX))
+                    .map_err(|e| io(&e))?
+                    .next_back()
+                    .transpose()
+                    .map_err(|e| io(&e))?
+                    .map(|(position, _)| position.value().1),
+                None => None,
+            };
+            Ok(end.max(old))
         }))
     }
 
@@ -279,19 +441,58 @@ impl Store for RedbStore {
         Box::pin(blocking("journal", key, move || {
             let io = |e: &dyn fmt::Display| StoreError::io("journal", &owned_key, e);
             let txn = db.begin_write().map_err(|e| io(&e))?;
-            let removed = {
+            let key = owned_key.as_str();
+            let mut removed = 0u64;
+            {
                 let mut table = txn.open_table(JOURNAL).map_err(|e| io(&e))?;
-                let range = (owned_key.as_str(), 0)..(owned_key.as_str(), before);
-                let mut removed = 0u64;
                 for entry in table
-                    .extract_from_if(range, |_, _| true)
+                    .extract_from_if((key, 0)..(key, before), |_, _| true)
                     .map_err(|e| io(&e))?
                 {
                     entry.map_err(|e| io(&e))?;
                     removed += 1;
                 }
-                removed
-            };
+            }
+            {
+                let mut table = txn.open_table(JOURNAL_BATCHES).map_err(|e| io(&e))?;
+                let mut starts = Vec::new();
+                for entry in table.range((key, 0)..(key, before)).map_err(|e| io(&e))? {
+                    let (row_key, row) = entry.map_err(|e| io(&e))?;
+                    let row_first = row_key.value().1;
+                    let header = journal_row::header(row.value(), row_first)
+                        .map_err(|reason| corrupt(key, row_first, reason))?;
+                    starts.push((row_first, header));
+                }
+                for (row_first, header) in starts {
+                    let row = table
+                        .remove((key, row_first))
+                        .map_err(|e| io(&e))?
+                        .expect("the row was just read in this transaction");
+                    if header.last < before {
+                        removed += u64::from(header.count);
+                        continue;
+                    }
+                    // The row reaching past `before`: kept from `before` on, under its new start.
+                    let (kept_first, rewritten, kept) = {
+                        let records = journal_row::records(row.value(), row_first)
+                            .map_err(|reason| corrupt(key, row_first, reason))?;
+                        let kept: Vec<(u64, &[u8])> = records
+                            .into_iter()
+                            .filter(|&(position, _)| position >= before)
+                            .collect();
+                        (
+                            kept[0].0,
+                            journal_row::encode(kept.iter().copied()),
+                            kept.len(),
+                        )
+                    };
+                    drop(row);
+                    removed += u64::from(header.count) - kept as u64;
+                    table
+                        .insert((key, kept_first), rewritten.as_slice())
+                        .map_err(|e| io(&e))?;
+                }
+            }
             txn.commit().map_err(|e| io(&e))?;
             Ok(removed)
         }))

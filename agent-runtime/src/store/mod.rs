@@ -9,6 +9,7 @@
 mod checkpoint;
 mod embedded;
 mod journal_batch;
+mod journal_row;
 mod memory;
 #[cfg(test)]
 mod tests;
@@ -105,7 +106,9 @@ pub trait Store: Send + Sync + fmt::Debug {
         Box::pin(std::future::ready(Err(no_journal(key))))
     }
 
-    /// Removes the journal records under `key` before position `before`; how many went.
+    /// Removes the journal records under `key` before position `before`; how many went (the
+    /// records removed from storage: a [`RedbStore`] also counts a record an earlier version
+    /// kept in its own row and a later append wrote again, shadowed but still stored).
     fn compact_journal<'a>(
         &'a self,
         key: &'a str,
@@ -212,6 +215,17 @@ pub enum StoreError {
         /// The key.
         key: String,
         /// Why, with a hint.
+        reason: String,
+    },
+    /// Journal bytes the store holds do not decode (damaged on disk, or written by another
+    /// version): the journal under `key` cannot be read past `position`.
+    #[error("the journal `{key}` is corrupt at position {position}: {reason}")]
+    CorruptJournal {
+        /// The journal's key.
+        key: String,
+        /// Where the damaged part starts (for a [`RedbStore`], the first position of its row).
+        position: u64,
+        /// What is wrong.
         reason: String,
     },
 }

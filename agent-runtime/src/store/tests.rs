@@ -406,3 +406,143 @@ fn both_stores_keep_journals_apart_in_order_and_compact_them() {
         });
     }
 }
+
+/// Writes `rows` straight into the redb table `table` of a new database at `path`, as an
+/// earlier version (`journal`, one row per record) or a damaged disk would have left them.
+fn write_raw_rows(path: &std::path::Path, table: &str, rows: &[(&str, u64, Vec<u8>)]) {
+    let db = Database::create(path).unwrap();
+    let txn = db.begin_write().unwrap();
+    {
+        let definition: redb::TableDefinition<'_, (&str, u64), &[u8]> =
+            redb::TableDefinition::new(table);
+        let mut table = txn.open_table(definition).unwrap();
+        for (key, position, bytes) in rows {
+            table.insert((*key, *position), bytes.as_slice()).unwrap();
+        }
+    }
+    txn.commit().unwrap();
+}
+
+fn numbered(positions: std::ops::Range<u64>) -> Vec<(u64, Vec<u8>)> {
+    positions
+        .map(|n| (n, format!("record {n}").into_bytes()))
+        .collect()
+}
+
+/// One row per batch: a read starting inside a row, a compaction cutting through one (kept
+/// from the cut on, the count exact), appends after it and a write reaching into two rows.
+#[test]
+fn the_embedded_store_reads_and_compacts_inside_a_batch_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = RedbStore::open(dir.path().join("rows.redb")).unwrap();
+    futures::executor::block_on(async {
+        let all = numbered(0..30);
+        store.append_journal("a", &all[..10]).await.unwrap();
+        store.append_journal("a", &all[10..20]).await.unwrap();
+        store.append_journal("a", &all[20..]).await.unwrap();
+        assert_eq!(store.read_journal("a", 13).await.unwrap(), all[13..]);
+        assert_eq!(store.read_journal("a", 30).await.unwrap(), []);
+        assert_eq!(store.compact_journal("a", 15).await.unwrap(), 15);
+        assert_eq!(store.read_journal("a", 0).await.unwrap(), all[15..]);
+        assert_eq!(store.read_journal("a", 17).await.unwrap(), all[17..]);
+        assert_eq!(store.compact_journal("a", 15).await.unwrap(), 0);
+        assert_eq!(store.journal_end("a").await.unwrap(), Some(29));
+        // Reaching from the second row into the third: both merged, the new bytes kept.
+        let mut expected = all[15..].to_vec();
+        let rewrite: Vec<(u64, Vec<u8>)> = [18, 21, 23]
+            .map(|n| (n, format!("again {n}").into_bytes()))
+            .to_vec();
+        store.append_journal("a", &rewrite).await.unwrap();
+        for (n, bytes) in &rewrite {
+            expected[(*n - 15) as usize].1 = bytes.clone();
+        }
+        assert_eq!(store.read_journal("a", 0).await.unwrap(), expected);
+        assert_eq!(store.read_journal("a", 22).await.unwrap(), expected[7..]);
+        assert_eq!(store.compact_journal("a", 22).await.unwrap(), 7);
+        assert_eq!(store.read_journal("a", 0).await.unwrap(), expected[7..]);
+    });
+}
+
+/// A database an earlier version wrote (one row per record in `journal`) goes on with batch
+/// rows: both read as one journal in position order, compaction and the end cover both.
+#[test]
+fn per_record_rows_of_an_earlier_version_and_batch_rows_read_as_one_journal() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.redb");
+    let all = numbered(0..12);
+    let old: Vec<(&str, u64, Vec<u8>)> = all[..6]
+        .iter()
+        .map(|(n, bytes)| ("a", *n, bytes.clone()))
+        .chain([("b", 3, b"other".to_vec())])
+        .collect();
+    write_raw_rows(&path, "journal", &old);
+    let store = RedbStore::open(&path).unwrap();
+    futures::executor::block_on(async {
+        assert_eq!(store.journal_end("a").await.unwrap(), Some(5));
+        store.append_journal("a", &all[6..]).await.unwrap();
+        assert_eq!(store.read_journal("a", 0).await.unwrap(), all);
+        assert_eq!(store.read_journal("a", 4).await.unwrap(), all[4..]);
+        assert_eq!(store.journal_end("a").await.unwrap(), Some(11));
+        // Written again: the batch row's record is the later write.
+        store
+            .append_journal("a", &[(5, b"again".to_vec())])
+            .await
+            .unwrap();
+        let mut expected = all.clone();
+        expected[5].1 = b"again".to_vec();
+        assert_eq!(store.read_journal("a", 5).await.unwrap(), expected[5..]);
+        // Four old rows (0-3), and 4, 5 old and 5 rewritten: 7 stored records went.
+        assert_eq!(store.compact_journal("a", 6).await.unwrap(), 7);
+        assert_eq!(store.read_journal("a", 0).await.unwrap(), expected[6..]);
+        assert_eq!(
+            store.read_journal("b", 0).await.unwrap(),
+            [(3, b"other".to_vec())]
+        );
+    });
+}
+
+/// Damaged bytes in a batch row: every journal operation that reads it is a typed error naming
+/// the journal and the row's position, never a panic; other journals still read.
+#[test]
+fn a_damaged_batch_row_is_a_typed_error_naming_the_journal_and_position() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("damaged.redb");
+    let mut cut = vec![1u8];
+    cut.extend_from_slice(&9u64.to_le_bytes());
+    cut.extend_from_slice(&2u32.to_le_bytes());
+    cut.extend_from_slice(&7u64.to_le_bytes());
+    cut.extend_from_slice(&100u32.to_le_bytes());
+    cut.extend_from_slice(b"short");
+    write_raw_rows(
+        &path,
+        "journal_batches",
+        &[("a", 7, cut), ("b", 2, b"not a row".to_vec())],
+    );
+    let store = RedbStore::open(&path).unwrap();
+    futures::executor::block_on(async {
+        let err = store.read_journal("a", 0).await.unwrap_err();
+        assert!(
+            matches!(&err, super::StoreError::CorruptJournal { key, position: 7, .. } if key == "a"),
+            "{err:?}"
+        );
+        assert_eq!(
+            err.to_string(),
+            "the journal `a` is corrupt at position 7: the record at position 7 claims 100 bytes, past the row's end"
+        );
+        assert!(
+            store.read_journal("a", 8).await.is_err(),
+            "a read inside the row"
+        );
+        let err = store.journal_end("b").await.unwrap_err();
+        assert!(
+            err.to_string().starts_with(
+                "the journal `b` is corrupt at position 2: the batch row has layout tag 110"
+            ),
+            "{err}"
+        );
+        assert!(store.compact_journal("b", 5).await.is_err());
+        assert!(store.append_journal("b", &[(3, vec![])]).await.is_err());
+        store.append_journal("c", &numbered(0..2)).await.unwrap();
+        assert_eq!(store.read_journal("c", 1).await.unwrap(), numbered(1..2));
+    });
+}
