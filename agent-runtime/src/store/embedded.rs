@@ -23,7 +23,10 @@ const JOURNAL_BATCHES: TableDefinition<'static, (&str, u64), &[u8]> =
 /// Checkpoints in an embedded `redb` database: one file, ACID transactions, crash-safe.
 ///
 /// Each `save` is one write transaction committed with immediate durability (fsync), so a
-/// crash or an I/O error half-way through leaves the previous checkpoint in place. I/O runs on
+/// crash or an I/O error half-way through leaves the previous checkpoint in place. Journal
+/// appends are too, except [deferred ones](Store::append_journal_batch_deferred) and
+/// compactions, committed without an fsync and made durable by the next durable commit (a
+/// [`sync_journal`](Store::sync_journal), a `save`, the last clone dropped). I/O runs on
 /// tokio's blocking pool when called inside a runtime. Cheap to clone; clones share the file.
 ///
 /// ```
