@@ -116,6 +116,39 @@ fn plugin_routes_hooks_and_state_work_on_a_direct_agent() {
     assert_eq!(back.plugin_state::<audit::Audit>(), Some(&2));
 }
 
+#[test]
+fn a_signal_handed_over_is_handled_as_a_lent_one() {
+    // `handle_owned_signal_with` moves the payload into the instruction instead of copying it,
+    // unless a plugin action (which reads the signal) runs: the outcome is the same.
+    let router = <Notes as AgentSpec>::router().unwrap();
+    let signals = [
+        Signal::with_id("1", "notes.add", json!("milk")),
+        Signal::with_id("2", "audit.count", json!({"n": 1})),
+        Signal::with_id("3", "audit.secret", json!({})),
+        Signal::with_id("4", "nobody.listens", json!([1, 2])),
+    ];
+    let (mut lent, mut given) = (Notes::new().with_id("n"), Notes::new().with_id("n"));
+    for signal in signals {
+        let by_ref = lent.handle_signal_with(router, &signal);
+        let by_value = given.handle_owned_signal_with(router, signal);
+        let summary = |out: &[Directive]| -> Vec<String> {
+            out.iter()
+                .map(|d| match d {
+                    Directive::Emit(s) => format!("{} {}", s.signal_type, s.data),
+                    other => format!("{:?}", other.as_error().map(ToString::to_string)),
+                })
+                .collect()
+        };
+        assert!(!by_ref.is_empty());
+        assert_eq!(summary(&by_ref), summary(&by_value));
+    }
+    assert_eq!(lent.state().notes, ["milk"]);
+    assert_eq!(
+        serde_json::to_value(&lent).unwrap(),
+        serde_json::to_value(&given).unwrap()
+    );
+}
+
 /// Answers questions.
 #[agent(strategy = React, model = "fast", plugins = [Retrieval { top_k = 1 }, Quota { max_requests = 1 }])]
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

@@ -162,7 +162,6 @@ impl Core {
                 self.trace_context = None;
                 self.after_step();
             }
-            Internal::Llm(outcome) => self.on_llm_reply(outcome),
             Internal::Embed {
                 reply,
                 request_id,
