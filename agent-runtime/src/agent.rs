@@ -13,6 +13,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 use crate::action::{ActionEntry, ActionSpec, Outcome};
+use crate::ai::LlmReply;
 use crate::directive::Directive;
 use crate::error::{ActionError, AgentError, ErrorContext};
 use crate::instruction::{ExecOptions, Instruction};
@@ -197,6 +198,21 @@ fn strategy_cmd<S: AgentSpec>(
         S::Strategy::cmd(agent, instructions)
     } else {
         crate::isolation::isolated(agent, "cmd", |agent| S::Strategy::cmd(agent, instructions))
+    }
+}
+
+/// [`Strategy::cmd_llm_reply`] with the same panic isolation as [`strategy_cmd`].
+fn strategy_llm_reply<S: AgentSpec>(
+    agent: &mut Agent<S>,
+    instruction: Instruction,
+    reply: LlmReply,
+) -> Vec<Directive> {
+    if <S::Strategy as Strategy<S>>::CATCHES_PANICS {
+        S::Strategy::cmd_llm_reply(agent, instruction, reply)
+    } else {
+        crate::isolation::isolated(agent, "cmd", |agent| {
+            S::Strategy::cmd_llm_reply(agent, instruction, reply)
+        })
     }
 }
 
@@ -442,6 +458,33 @@ impl<S: AgentSpec> Agent<S> {
         }
         let data = std::mem::take(&mut signal.data);
         self.route_and_run(router, &signal, Some(data))
+    }
+
+    /// [`handle_owned_signal_with`](Agent::handle_owned_signal_with) of a model's reply that
+    /// the host built itself, as `signal` (an `ai.llm.response` without its `data`) and the
+    /// typed `reply` it carries. When no plugin changes such replies
+    /// ([`Plugin::changes_model_replies`]) and the signal routes only to the strategy, the
+    /// strategy gets the reply as it is ([`Strategy::cmd_llm_reply`]); otherwise its JSON is
+    /// built and the signal handled as any other. Either way the outcome is the same.
+    pub fn handle_llm_reply_with(
+        &mut self,
+        router: &Router,
+        mut signal: Signal,
+        reply: LlmReply,
+    ) -> Vec<Directive> {
+        let stack = S::plugins();
+        if !stack.changes_model_replies()
+            && let Ok((mut instructions, false)) = route_parts(router, &signal)
+            && instructions.len() == 1
+            && instructions[0].action == crate::ai::LLM_RESPONSE
+            && stack.action(crate::ai::LLM_RESPONSE).is_none()
+            && let Some(instruction) = instructions.pop()
+        {
+            let out = strategy_llm_reply(self, instruction, reply);
+            return self.outbound(out);
+        }
+        signal.data = serde_json::to_value(&reply).unwrap_or_default();
+        self.handle_owned_signal_with(router, signal)
     }
 
     /// Routes `signal` (whose payload is `data` when the caller moved it out) and runs what it
@@ -817,6 +860,16 @@ pub trait DynAgent: Send + Sync + fmt::Debug {
     fn handle_owned_signal_with(&mut self, router: &Router, signal: Signal) -> Vec<Directive> {
         self.handle_signal_with(router, &signal)
     }
+    /// See [`Agent::handle_llm_reply_with`].
+    fn handle_llm_reply_with(
+        &mut self,
+        router: &Router,
+        mut signal: Signal,
+        reply: LlmReply,
+    ) -> Vec<Directive> {
+        signal.data = serde_json::to_value(&reply).unwrap_or_default();
+        self.handle_owned_signal_with(router, signal)
+    }
     /// See [`Agent::tick`].
     fn tick(&mut self) -> Vec<Directive>;
     /// See [`Agent::snapshot`].
@@ -888,6 +941,14 @@ impl<S: AgentSpec> DynAgent for Agent<S> {
     }
     fn handle_owned_signal_with(&mut self, router: &Router, signal: Signal) -> Vec<Directive> {
         Agent::handle_owned_signal_with(self, router, signal)
+    }
+    fn handle_llm_reply_with(
+        &mut self,
+        router: &Router,
+        signal: Signal,
+        reply: LlmReply,
+    ) -> Vec<Directive> {
+        Agent::handle_llm_reply_with(self, router, signal, reply)
     }
     fn tick(&mut self) -> Vec<Directive> {
         Agent::tick(self)

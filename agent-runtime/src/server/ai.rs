@@ -11,12 +11,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use futures::FutureExt;
 use futures::future::{AbortHandle, BoxFuture, abortable};
 use futures::stream::FuturesUnordered;
-use serde_json::json;
+use serde_json::{Value, json};
 use tracing::Instrument;
 
 use crate::ai::{
-    EmbedCall, EmbedReply, LLM_DELTA, LanguageModel, LlmCall, LlmError, LlmErrorKind, LlmReply,
-    REQUEST_COMPLETED, REQUEST_FAILED, REQUEST_STARTED, collect_stream, semconv,
+    EmbedCall, EmbedReply, LLM_DELTA, LLM_RESPONSE, LanguageModel, LlmCall, LlmError, LlmErrorKind,
+    LlmReply, REQUEST_COMPLETED, REQUEST_FAILED, REQUEST_STARTED, collect_stream, semconv,
 };
 use crate::directive::Directive;
 use crate::error::{AgentError, ErrorContext};
@@ -288,10 +288,11 @@ impl Core {
         origin: &'static str,
         request_id: &str,
         signal: Signal,
+        reply: Option<LlmReply>,
     ) {
         match self.ai_requests.get(request_id).cloned() {
-            Some(request) => request.in_scope(|| self.step_signal(origin, signal, false)),
-            None => self.step_signal(origin, signal, false),
+            Some(request) => request.in_scope(|| self.step_payload(origin, signal, reply, false)),
+            None => self.step_payload(origin, signal, reply, false),
         };
     }
 
@@ -361,11 +362,13 @@ impl Core {
             return;
         };
         let call = self.llm_calls.remove(pos);
-        let mut signal = reply.into_signal().with_source(self.source());
+        // The signal goes without its data: the reply stays typed next to it.
+        let mut signal = Signal::with_id(reply.signal_id(), LLM_RESPONSE, Value::Null)
+            .with_source(self.source());
         // The answer steps the agent in the trace of the step that asked the model.
         if let Some(context) = &call.trace_context {
             context.apply_to(&mut signal);
         }
-        self.step_in_request("llm", &call.call.request_id, signal);
+        self.step_in_request("llm", &call.call.request_id, signal, Some(reply));
     }
 }

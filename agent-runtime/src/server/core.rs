@@ -476,6 +476,19 @@ impl Core {
         signal: Signal,
         record: bool,
     ) -> Option<CallOutcome> {
+        self.step_payload(origin, signal, None, record)
+    }
+
+    /// [`step_signal`](Core::step_signal) of a signal whose payload is `reply` when given (a
+    /// model's answer, kept typed: its JSON is built only for a reader of the signal, the
+    /// journal or a watcher, or an agent that cannot take it typed).
+    pub(super) fn step_payload(
+        &mut self,
+        origin: &'static str,
+        mut signal: Signal,
+        reply: Option<crate::ai::LlmReply>,
+        record: bool,
+    ) -> Option<CallOutcome> {
         let span = tracing::info_span!(
             "signal",
             agent = self.name(),
@@ -508,11 +521,15 @@ impl Core {
         // data moves into the instructions instead of being copied. (A watcher subscribing
         // during this step sees the agent from the next one.)
         if self.journal.is_none() && self.shared.watchers.get().is_none() {
-            let directives = guarded(&mut self.agent, isolate, "cmd", |agent| {
-                agent.handle_owned_signal_with(router, signal)
+            let directives = guarded(&mut self.agent, isolate, "cmd", |agent| match reply {
+                Some(reply) => agent.handle_llm_reply_with(router, signal, reply),
+                None => agent.handle_owned_signal_with(router, signal),
             });
             drop(scope);
             return self.after_signal_step(record, directives);
+        }
+        if let Some(reply) = reply {
+            signal.data = serde_json::to_value(&reply).unwrap_or_default();
         }
         let directives = guarded(&mut self.agent, isolate, "cmd", |agent| {
             agent.handle_signal_with(router, &signal)
