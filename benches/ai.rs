@@ -355,7 +355,47 @@ async fn run_raw(provider: &OpenAiCompatible, n: usize) -> Duration {
     start.elapsed()
 }
 
+/// `STRATAGEM_PROFILE=ai/server_request:<n>` (or `ai/server_start_stop:<n>`): `n` fresh agent
+/// servers on the scripted model, each asked one 3-step question (or only started and
+/// stopped), on one `current_thread` runtime, then exit. Under callgrind, the difference of the
+/// two over `n` is the instructions of one request through the server, free of HTTP and load.
+fn profile(request: &str) {
+    let (id, passes) = request.rsplit_once(':').unwrap_or((request, "1"));
+    let ask = match id {
+        "ai/server_request" => true,
+        "ai/server_start_stop" => false,
+        _ => return,
+    };
+    let passes: u64 = passes.parse().expect("a number of passes");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let models = ModelTable::new().alias("fast", Arc::new(script()), "scripted");
+        let options = Options::default().models(models);
+        for i in 0..passes {
+            let desk = Desk::new().with_id(format!("profile-{i}"));
+            let server = AgentServer::start(desk, options.clone()).await.unwrap();
+            if ask {
+                let query = Signal::with_id("q", QUERY, json!({"query": "Where is order 42?"}));
+                server.cast(query).unwrap();
+                let done = server
+                    .await_completion(Duration::from_secs(60))
+                    .await
+                    .unwrap();
+                assert_eq!(done.status, Status::Success, "{done:?}");
+            }
+            black_box(server.stop().await);
+        }
+    });
+    std::process::exit(0);
+}
+
 fn main() {
+    if let Ok(request) = std::env::var("STRATAGEM_PROFILE") {
+        profile(&request);
+    }
     let benchmarking = std::env::args().any(|a| a == "--bench");
     // `cargo test --all-targets` runs this binary as a smoke test: fewer agents there.
     many_agents(if benchmarking { 1_000 } else { 50 });

@@ -5,7 +5,10 @@ use std::sync::Arc;
 
 use stratagem::AgentError;
 use stratagem::ai::plugins::{ModelRouting, Policy, PolicyMode, Quota};
-use stratagem::ai::{AiRunner, ModelTable, REQUEST_ERROR, ScriptedModel};
+use stratagem::ai::{
+    AiRunner, LLM_RESPONSE, LlmReply, LlmResponse, ModelTable, REQUEST_ERROR, ScriptedModel,
+    ToolCall,
+};
 use stratagem::plugin::{Flow, Plugin, PluginCall, PluginRoute};
 use stratagem::prelude::*;
 
@@ -116,6 +119,39 @@ fn plugin_routes_hooks_and_state_work_on_a_direct_agent() {
     assert_eq!(back.plugin_state::<audit::Audit>(), Some(&2));
 }
 
+#[test]
+fn a_signal_handed_over_is_handled_as_a_lent_one() {
+    // `handle_owned_signal_with` moves the payload into the instruction instead of copying it,
+    // unless a plugin action (which reads the signal) runs: the outcome is the same.
+    let router = <Notes as AgentSpec>::router().unwrap();
+    let signals = [
+        Signal::with_id("1", "notes.add", json!("milk")),
+        Signal::with_id("2", "audit.count", json!({"n": 1})),
+        Signal::with_id("3", "audit.secret", json!({})),
+        Signal::with_id("4", "nobody.listens", json!([1, 2])),
+    ];
+    let (mut lent, mut given) = (Notes::new().with_id("n"), Notes::new().with_id("n"));
+    for signal in signals {
+        let by_ref = lent.handle_signal_with(router, &signal);
+        let by_value = given.handle_owned_signal_with(router, signal);
+        let summary = |out: &[Directive]| -> Vec<String> {
+            out.iter()
+                .map(|d| match d {
+                    Directive::Emit(s) => format!("{} {}", s.signal_type, s.data),
+                    other => format!("{:?}", other.as_error().map(ToString::to_string)),
+                })
+                .collect()
+        };
+        assert!(!by_ref.is_empty());
+        assert_eq!(summary(&by_ref), summary(&by_value));
+    }
+    assert_eq!(lent.state().notes, ["milk"]);
+    assert_eq!(
+        serde_json::to_value(&lent).unwrap(),
+        serde_json::to_value(&given).unwrap()
+    );
+}
+
 /// Answers questions.
 #[agent(strategy = React, model = "fast", plugins = [Retrieval { top_k = 1 }, Quota { max_requests = 1 }])]
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -126,6 +162,98 @@ struct Helper {}
         plugins = [Policy { mode = monitor, max_prompt_chars = 10 }])]
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 struct Lenient {}
+
+/// Files notes for the model, with the default plugins (ModelRouting, Policy).
+#[agent(strategy = React, model = "fast", tools = [file_note])]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Clerk {
+    filed: Vec<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct NoteText {
+    text: String,
+}
+
+/// Files a note.
+#[action]
+fn file_note(clerk: &mut Clerk, note: NoteText) -> Outcome {
+    clerk.filed.push(note.text);
+    Outcome::new().reply(json!({"filed": clerk.filed.len()}))
+}
+
+/// Runs one request on `agent`, answering each model call with the next of `answers`, the
+/// replies handed over typed (`handle_llm_reply_with`) or as JSON signals; what came out of
+/// each step and the agent at the end.
+fn ask_with<S: AgentSpec>(
+    mut agent: Agent<S>,
+    typed: bool,
+    answers: &[LlmResponse],
+) -> (Vec<String>, serde_json::Value) {
+    let router = <S as AgentSpec>::router().unwrap();
+    let query = Signal::with_id("q", "ai.query", json!({"query": "File: milk"}));
+    let mut out = agent.handle_signal_with(router, &query);
+    let mut steps = Vec::new();
+    for answer in answers {
+        steps.push(format!("{out:?}"));
+        let call = out
+            .iter()
+            .find_map(|d| match d {
+                Directive::Llm(call) => Some(call.call_id.clone()),
+                _ => None,
+            })
+            .expect("the agent calls the model");
+        let reply = LlmReply::new(call, Ok(answer.clone()));
+        out = if typed {
+            let signal = reply.clone().into_signal();
+            let bare = Signal::with_id(signal.id, LLM_RESPONSE, serde_json::Value::Null);
+            agent.handle_llm_reply_with(router, bare, reply)
+        } else {
+            agent.handle_signal_with(router, &reply.into_signal())
+        };
+    }
+    steps.push(format!("{out:?}"));
+    (steps, serde_json::to_value(&agent).unwrap())
+}
+
+#[test]
+fn a_typed_model_reply_is_handled_as_its_json() {
+    let call = ToolCall {
+        id: "c1".into(),
+        name: "file_note".into(),
+        arguments: json!({"text": "milk"}),
+    };
+    let react = [
+        LlmResponse::tool_calls("", vec![call]),
+        LlmResponse::text("Filed."),
+    ];
+    // The default stack leaves replies alone: the reply reaches the strategy typed.
+    assert!(
+        !Clerk::plugins()
+            .plugins()
+            .any(|p| p.changes_model_replies())
+    );
+    let typed = ask_with(Clerk::new().with_id("c"), true, &react);
+    assert_eq!(typed, ask_with(Clerk::new().with_id("c"), false, &react));
+    assert!(typed.0.last().unwrap().contains("Filed."), "{typed:?}");
+    assert_eq!(typed.1["state"]["filed"], json!(["milk"]), "{:?}", typed.0);
+    // Retrieval and Quota may change replies: the reply goes as JSON, with the same outcome.
+    assert!(
+        Helper::plugins()
+            .plugins()
+            .any(|p| p.changes_model_replies())
+    );
+    let answer = [LlmResponse::text("Nine.")];
+    assert_eq!(
+        ask_with(Helper::new().with_id("h"), true, &answer),
+        ask_with(Helper::new().with_id("h"), false, &answer)
+    );
+    let thought = [LlmResponse::text("Step 1: look.\nConclusion: nine.")];
+    assert_eq!(
+        ask_with(Lenient::new().with_id("l"), true, &thought),
+        ask_with(Lenient::new().with_id("l"), false, &thought)
+    );
+}
 
 #[test]
 fn an_ai_agent_mounts_model_routing_and_policy_before_its_own_plugins() {

@@ -13,6 +13,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 use crate::action::{ActionEntry, ActionSpec, Outcome};
+use crate::ai::LlmReply;
 use crate::directive::Directive;
 use crate::error::{ActionError, AgentError, ErrorContext};
 use crate::instruction::{ExecOptions, Instruction};
@@ -200,6 +201,21 @@ fn strategy_cmd<S: AgentSpec>(
     }
 }
 
+/// [`Strategy::cmd_llm_reply`] with the same panic isolation as [`strategy_cmd`].
+fn strategy_llm_reply<S: AgentSpec>(
+    agent: &mut Agent<S>,
+    instruction: Instruction,
+    reply: LlmReply,
+) -> Vec<Directive> {
+    if <S::Strategy as Strategy<S>>::CATCHES_PANICS {
+        S::Strategy::cmd_llm_reply(agent, instruction, reply)
+    } else {
+        crate::isolation::isolated(agent, "cmd", |agent| {
+            S::Strategy::cmd_llm_reply(agent, instruction, reply)
+        })
+    }
+}
+
 /// A running agent: id, typed state and strategy state.
 ///
 /// Serializes (for checkpoints) as `{"agent": NAME, "id", "state", "strategy"}`; deserializing a
@@ -314,10 +330,18 @@ impl<S: AgentSpec> Agent<S> {
     /// Runs the plugins' outbound hooks on the `Emit` directives of a step. A step without
     /// directives (most ticks) has nothing to hook: the plugin stack is not even looked up.
     #[inline]
-    fn outbound(&mut self, mut directives: Vec<Directive>) -> Vec<Directive> {
+    fn outbound(&mut self, directives: Vec<Directive>) -> Vec<Directive> {
         if directives.is_empty() {
             return directives;
         }
+        self.outbound_hooks(directives)
+    }
+
+    /// [`outbound`](Agent::outbound) on a non-empty list, out of line and by value: the hooks
+    /// take the list's address, which inlined would keep the caller's list (an empty one on
+    /// most ticks) in memory instead of registers.
+    #[inline(never)]
+    fn outbound_hooks(&mut self, mut directives: Vec<Directive>) -> Vec<Directive> {
         let stack = S::plugins();
         if !stack.is_empty() {
             stack.after_emit(&mut self.plugins, &mut directives);
@@ -348,11 +372,13 @@ impl<S: AgentSpec> Agent<S> {
     }
 
     /// Advances a strategy that reported `Running`.
+    #[inline]
     pub fn tick(&mut self) -> Vec<Directive> {
         let out = self.tick_strategy();
         self.outbound(out)
     }
 
+    #[inline]
     fn tick_strategy(&mut self) -> Vec<Directive> {
         if <S::Strategy as Strategy<S>>::CATCHES_PANICS {
             S::Strategy::tick(self)
@@ -421,10 +447,74 @@ impl<S: AgentSpec> Agent<S> {
     pub fn handle_signal_with(&mut self, router: &Router, signal: &Signal) -> Vec<Directive> {
         let stack = S::plugins();
         if !stack.is_empty() {
-            let out = self.handle_with_plugins(stack, router, signal);
+            let out = self.handle_with_plugins(stack, router, Incoming::Borrowed(signal));
             return self.outbound(out);
         }
-        match route_with(router, signal) {
+        self.route_and_run(router, signal, None)
+    }
+
+    /// [`handle_signal_with`](Agent::handle_signal_with) for a host that has no use for the
+    /// signal afterwards: its `data` moves into the instruction it is routed to instead of
+    /// being copied (a model's reply, a tool result: the largest payloads an agent gets).
+    pub fn handle_owned_signal_with(
+        &mut self,
+        router: &Router,
+        mut signal: Signal,
+    ) -> Vec<Directive> {
+        let stack = S::plugins();
+        if !stack.is_empty() {
+            let out = self.handle_with_plugins(stack, router, Incoming::Owned(&mut signal));
+            return self.outbound(out);
+        }
+        let data = std::mem::take(&mut signal.data);
+        self.route_and_run(router, &signal, Some(data))
+    }
+
+    /// [`handle_owned_signal_with`](Agent::handle_owned_signal_with) of a model's reply that
+    /// the host built itself, as `signal` (an `ai.llm.response` without its `data`) and the
+    /// typed `reply` it carries. When no plugin changes such replies
+    /// ([`Plugin::changes_model_replies`]) and the signal routes only to the strategy, the
+    /// strategy gets the reply as it is ([`Strategy::cmd_llm_reply`]); otherwise its JSON is
+    /// built and the signal handled as any other. Either way the outcome is the same.
+    pub fn handle_llm_reply_with(
+        &mut self,
+        router: &Router,
+        mut signal: Signal,
+        reply: LlmReply,
+    ) -> Vec<Directive> {
+        let stack = S::plugins();
+        if !stack.changes_model_replies()
+            && let Ok((mut instructions, false)) = route_parts(router, &signal)
+            && instructions.len() == 1
+            && instructions[0].action == crate::ai::LLM_RESPONSE
+            && stack.action(crate::ai::LLM_RESPONSE).is_none()
+            && let Some(instruction) = instructions.pop()
+        {
+            let out = strategy_llm_reply(self, instruction, reply);
+            return self.outbound(out);
+        }
+        signal.data = serde_json::to_value(&reply).unwrap_or_default();
+        self.handle_owned_signal_with(router, signal)
+    }
+
+    /// Routes `signal` (whose payload is `data` when the caller moved it out) and runs what it
+    /// routes to.
+    fn route_and_run(
+        &mut self,
+        router: &Router,
+        signal: &Signal,
+        data: Option<Value>,
+    ) -> Vec<Directive> {
+        let routed = route_parts(router, signal).map(|(mut instructions, tick)| {
+            if !instructions.is_empty() {
+                give_params(
+                    &mut instructions,
+                    data.unwrap_or_else(|| signal.data.clone()),
+                );
+            }
+            (instructions, tick)
+        });
+        match routed {
             Ok((instructions, tick)) => {
                 let mut out = if instructions.is_empty() {
                     Vec::new()
@@ -455,30 +545,53 @@ impl<S: AgentSpec> Agent<S> {
         &mut self,
         stack: &PluginStack,
         router: &Router,
-        incoming: &Signal,
+        mut incoming: Incoming<'_>,
     ) -> Vec<Directive> {
-        // Borrowed until a hook rewrites it: most signals are never copied.
-        let mut signal = Cow::Borrowed(incoming);
-        match stack.before_route(&mut self.plugins, &mut signal) {
-            Ok(None) => {}
-            // A plugin holds the signal until a model answers.
-            Ok(Some(directives)) => return directives,
-            Err((plugin, reason)) => {
-                return vec![Directive::error(
-                    AgentError::PluginRefused { plugin, reason },
-                    signal_context(incoming),
-                )];
+        let (rewritten, mut instructions, tick) = {
+            let incoming = incoming.get();
+            // Borrowed until a hook rewrites it: most signals are never copied.
+            let mut signal = Cow::Borrowed(incoming);
+            match stack.before_route(&mut self.plugins, &mut signal) {
+                Ok(None) => {}
+                // A plugin holds the signal until a model answers.
+                Ok(Some(directives)) => return directives,
+                Err((plugin, reason)) => {
+                    return vec![Directive::error(
+                        AgentError::PluginRefused { plugin, reason },
+                        signal_context(incoming),
+                    )];
+                }
             }
-        }
-        let (instructions, tick) = match route_with(router, &signal) {
-            Ok(routed) => routed,
-            // A hook rewrote the signal into one nothing here handles (a refusal as
-            // `ai.request.error`): it goes out as it is, to the caller and the subscribers.
-            Err(AgentError::NoRoute { .. }) if signal.signal_type != incoming.signal_type => {
-                return vec![Directive::Emit(signal.into_owned())];
-            }
-            Err(error) => return vec![Directive::error(error, signal_context(&signal))],
+            let (instructions, tick) = match route_parts(router, &signal) {
+                Ok(routed) => routed,
+                // A hook rewrote the signal into one nothing here handles (a refusal as
+                // `ai.request.error`): it goes out as it is, to the caller and the subscribers.
+                Err(AgentError::NoRoute { .. }) if signal.signal_type != incoming.signal_type => {
+                    return vec![Directive::Emit(signal.into_owned())];
+                }
+                Err(error) => return vec![Directive::error(error, signal_context(&signal))],
+            };
+            let rewritten = match signal {
+                Cow::Owned(signal) => Some(signal),
+                Cow::Borrowed(_) => None,
+            };
+            (rewritten, instructions, tick)
         };
+        // A plugin action reads the signal itself: then its data stays where it is.
+        if !instructions.is_empty() {
+            let data = match (&mut incoming, &rewritten) {
+                (Incoming::Owned(signal), None)
+                    if !instructions
+                        .iter()
+                        .any(|i| stack.action(&i.action).is_some()) =>
+                {
+                    std::mem::take(&mut signal.data)
+                }
+                _ => rewritten.as_ref().unwrap_or(incoming.get()).data.clone(),
+            };
+            give_params(&mut instructions, data);
+        }
+        let signal = rewritten.as_ref().unwrap_or(incoming.get());
         let mut out = Vec::new();
         let mut batch = Vec::new();
         for instruction in instructions {
@@ -493,7 +606,7 @@ impl<S: AgentSpec> Agent<S> {
             let call = PluginCall {
                 action,
                 instruction: &instruction,
-                signal: &signal,
+                signal,
                 agent: S::NAME,
                 agent_id: &self.id,
                 tools: &tools,
@@ -576,6 +689,17 @@ pub fn route_with(
     router: &Router,
     signal: &Signal,
 ) -> Result<(Vec<Instruction>, bool), AgentError> {
+    let (mut instructions, tick) = route_parts(router, signal)?;
+    if !instructions.is_empty() {
+        give_params(&mut instructions, signal.data.clone());
+    }
+    Ok((instructions, tick))
+}
+
+/// [`route_with`] without the payload: the instructions' `params` are left `Null` for
+/// [`give_params`], so that a caller done with the signal can move its data instead of
+/// copying it.
+fn route_parts(router: &Router, signal: &Signal) -> Result<(Vec<Instruction>, bool), AgentError> {
     let mut instructions = Vec::new();
     let mut tick = false;
     for (i, route) in router.matches(&signal.signal_type).enumerate() {
@@ -587,7 +711,7 @@ pub fn route_with(
                 instructions.push(Instruction {
                     id: format!("{}#{i}", signal.id),
                     action: name.to_string(),
-                    params: signal.data.clone(),
+                    params: Value::Null,
                     deadline: None,
                     exec: None,
                     outcome: None,
@@ -601,6 +725,32 @@ pub fn route_with(
         });
     }
     Ok((instructions, tick))
+}
+
+/// Gives every routed instruction the signal's payload: copies to all but the last, which
+/// takes `data` itself.
+fn give_params(instructions: &mut [Instruction], data: Value) {
+    if let Some((last, others)) = instructions.split_last_mut() {
+        for instruction in others {
+            instruction.params = data.clone();
+        }
+        last.params = data;
+    }
+}
+
+/// The signal a host hands to an agent: lent, or given (its data may then move).
+enum Incoming<'a> {
+    Borrowed(&'a Signal),
+    Owned(&'a mut Signal),
+}
+
+impl Incoming<'_> {
+    fn get(&self) -> &Signal {
+        match self {
+            Incoming::Borrowed(signal) => signal,
+            Incoming::Owned(signal) => signal,
+        }
+    }
 }
 
 impl<S: AgentSpec> Clone for Agent<S> {
@@ -716,6 +866,20 @@ pub trait DynAgent: Send + Sync + fmt::Debug {
     fn handle_signal(&mut self, signal: &Signal) -> Vec<Directive>;
     /// See [`Agent::handle_signal_with`].
     fn handle_signal_with(&mut self, router: &Router, signal: &Signal) -> Vec<Directive>;
+    /// See [`Agent::handle_owned_signal_with`].
+    fn handle_owned_signal_with(&mut self, router: &Router, signal: Signal) -> Vec<Directive> {
+        self.handle_signal_with(router, &signal)
+    }
+    /// See [`Agent::handle_llm_reply_with`].
+    fn handle_llm_reply_with(
+        &mut self,
+        router: &Router,
+        mut signal: Signal,
+        reply: LlmReply,
+    ) -> Vec<Directive> {
+        signal.data = serde_json::to_value(&reply).unwrap_or_default();
+        self.handle_owned_signal_with(router, signal)
+    }
     /// See [`Agent::tick`].
     fn tick(&mut self) -> Vec<Directive>;
     /// See [`Agent::snapshot`].
@@ -784,6 +948,17 @@ impl<S: AgentSpec> DynAgent for Agent<S> {
     }
     fn handle_signal_with(&mut self, router: &Router, signal: &Signal) -> Vec<Directive> {
         Agent::handle_signal_with(self, router, signal)
+    }
+    fn handle_owned_signal_with(&mut self, router: &Router, signal: Signal) -> Vec<Directive> {
+        Agent::handle_owned_signal_with(self, router, signal)
+    }
+    fn handle_llm_reply_with(
+        &mut self,
+        router: &Router,
+        signal: Signal,
+        reply: LlmReply,
+    ) -> Vec<Directive> {
+        Agent::handle_llm_reply_with(self, router, signal, reply)
     }
     fn tick(&mut self) -> Vec<Directive> {
         Agent::tick(self)

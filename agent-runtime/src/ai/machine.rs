@@ -115,9 +115,14 @@ impl LlmReply {
         }
     }
 
+    /// The id of the signal and instruction that carry it: `{call_id}/reply`.
+    pub(crate) fn signal_id(&self) -> String {
+        format!("{}/reply", self.call_id)
+    }
+
     /// As the instruction a host feeds to `cmd`.
     pub fn into_instruction(self) -> Instruction {
-        let id = format!("{}/reply", self.call_id);
+        let id = self.signal_id();
         Instruction::new(
             LLM_RESPONSE,
             serde_json::to_value(&self).unwrap_or(Value::Null),
@@ -127,7 +132,7 @@ impl LlmReply {
 
     /// As the signal a server routes back to the agent.
     pub fn into_signal(self) -> Signal {
-        let id = format!("{}/reply", self.call_id);
+        let id = self.signal_id();
         Signal::with_id(
             id,
             LLM_RESPONSE,
@@ -149,6 +154,20 @@ pub(crate) fn cmd<S: AiAgent>(
     for instruction in instructions {
         machine.instruction(instruction);
     }
+    machine.out
+}
+
+/// What [`cmd`] does with an `ai.llm.response` instruction carrying `reply` as JSON, with the
+/// reply kept typed (a host that built it itself skips the JSON round trip).
+pub(crate) fn cmd_reply<S: AiAgent>(
+    agent_id: &str,
+    state: &mut S,
+    ai: &mut AiState,
+    reply: LlmReply,
+    kind: StrategyKind,
+) -> Vec<Directive> {
+    let mut machine = Machine::new(agent_id, state, ai, kind);
+    machine.llm_reply(reply);
     machine.out
 }
 
@@ -569,15 +588,16 @@ impl<'a, S: AiAgent> Machine<'a, S> {
 
     fn llm_response(&mut self, mut instruction: Instruction) {
         let params = std::mem::take(&mut instruction.params);
-        let reply: LlmReply = match serde_json::from_value(params) {
-            Ok(reply) => reply,
-            Err(e) => {
-                return self.bad_instruction(
-                    &instruction,
-                    format!("`{LLM_RESPONSE}` carries no valid reply: {e}"),
-                );
-            }
-        };
+        match serde_json::from_value(params) {
+            Ok(reply) => self.llm_reply(reply),
+            Err(e) => self.bad_instruction(
+                &instruction,
+                format!("`{LLM_RESPONSE}` carries no valid reply: {e}"),
+            ),
+        }
+    }
+
+    fn llm_reply(&mut self, reply: LlmReply) {
         let current = self.ai.run.as_ref().and_then(|r| r.llm_call.as_deref());
         let awaited =
             current == Some(reply.call_id.as_str()) || self.awaits_search_call(&reply.call_id);

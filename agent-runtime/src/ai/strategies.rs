@@ -12,7 +12,7 @@ use crate::strategy::Strategy;
 use crate::trace;
 
 use super::kind::StrategyKind;
-use super::machine::{self, CANCEL, LLM_RESPONSE, QUERY, TOOL_RESULT};
+use super::machine::{self, CANCEL, LLM_RESPONSE, LlmReply, QUERY, TOOL_RESULT};
 use super::spec::AiAgent;
 use super::state::{AiState, LlmCall};
 
@@ -128,6 +128,20 @@ macro_rules! ai_strategy {
                     return traced_cmd(id, state, ai, instructions, $kind);
                 }
                 machine::cmd(id, state, ai, instructions, $kind)
+            }
+
+            fn cmd_llm_reply(
+                agent: &mut Agent<S>,
+                mut instruction: Instruction,
+                reply: LlmReply,
+            ) -> Vec<Directive> {
+                if trace::on!(DEBUG) {
+                    // The traced path reports the instruction as it would arrive.
+                    instruction.params = serde_json::to_value(&reply).unwrap_or_default();
+                    return <Self as Strategy<S>>::cmd(agent, vec![instruction]);
+                }
+                let (id, state, ai) = agent.parts_with_id();
+                machine::cmd_reply(id, state, ai, reply, $kind)
             }
 
             fn interrupts(agent: &Agent<S>) -> Vec<crate::interrupt::PendingInterrupt> {

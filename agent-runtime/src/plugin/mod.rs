@@ -118,6 +118,15 @@ pub trait Plugin:
         Flow::Continue
     }
 
+    /// Whether [`before_route`](Plugin::before_route) may change anything (the signal, the
+    /// plugin's state, the flow) when it sees a model's reply built by the host: an
+    /// `ai.llm.response` signal carrying a response or an error. `true` unless the plugin says
+    /// otherwise; when every plugin of an agent says `false`, a host may hand such replies to
+    /// the strategy typed, without building their JSON and without calling this hook.
+    fn changes_model_replies(&self) -> bool {
+        true
+    }
+
     /// Sees each signal the agent emits (in mount order) and may rewrite it.
     fn after_emit(&self, state: &mut Self::State, signal: &mut Signal) {
         let _ = (state, signal);

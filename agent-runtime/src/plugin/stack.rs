@@ -32,6 +32,8 @@ pub trait DynPlugin: Send + Sync + fmt::Debug {
     fn routes(&self) -> Vec<super::PluginRoute>;
     /// [`Plugin::before_route`] on its slice.
     fn before_route(&self, slice: &mut dyn PluginSlice, signal: &mut Cow<'_, Signal>) -> Flow;
+    /// [`Plugin::changes_model_replies`].
+    fn changes_model_replies(&self) -> bool;
     /// [`Plugin::after_emit`] on its slice.
     fn after_emit(&self, slice: &mut dyn PluginSlice, signal: &mut Signal);
     /// [`Plugin::awaits_tool`] on its slice.
@@ -70,6 +72,9 @@ impl<P: Plugin> DynPlugin for P {
             Some(state) => Plugin::before_route(self, state, signal),
             None => Flow::Continue,
         }
+    }
+    fn changes_model_replies(&self) -> bool {
+        Plugin::changes_model_replies(self)
     }
     fn after_emit(&self, slice: &mut dyn PluginSlice, signal: &mut Signal) {
         if let Some(state) = slice.as_any_mut().downcast_mut::<P::State>() {
@@ -225,6 +230,12 @@ impl PluginStack {
     /// The plugin and its action behind a full action name, if a plugin owns it.
     pub fn action(&self, name: &str) -> Option<(usize, &str)> {
         self.actions.get(name).map(|(i, a)| (*i, a.as_str()))
+    }
+
+    /// Whether a plugin's pre-routing hook may change a host-built model reply
+    /// ([`Plugin::changes_model_replies`]).
+    pub(crate) fn changes_model_replies(&self) -> bool {
+        self.plugins.iter().any(|p| p.changes_model_replies())
     }
 
     /// Runs the pre-routing hooks in mount order until one refuses (`Err((key, reason))`) or

@@ -1,19 +1,22 @@
-//! Running AI strategies' model calls: each `Llm` directive runs in its own task; deltas go to
-//! subscribers as `ai.llm.delta` signals while the answer streams in (only when someone is
-//! subscribed: otherwise the answer is fetched in one piece); the answer comes back through the
-//! internal lane and is routed to the agent as an `ai.llm.response` signal.
+//! Running AI strategies' model calls: each `Llm` directive's call is polled by the agent's own
+//! task (no task of its own: a spawn per call cost more than the rest of the call's handling
+//! on the server); deltas go to subscribers as `ai.llm.delta` signals while the answer streams
+//! in (only when someone is subscribed: otherwise the answer is fetched in one piece); the
+//! answer is routed to the agent as an `ai.llm.response` signal.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use futures::FutureExt;
-use serde_json::json;
+use futures::future::{AbortHandle, BoxFuture, abortable};
+use futures::stream::FuturesUnordered;
+use serde_json::{Value, json};
 use tracing::Instrument;
 
 use crate::ai::{
-    EmbedCall, EmbedReply, LLM_DELTA, LanguageModel, LlmCall, LlmError, LlmErrorKind, LlmReply,
-    REQUEST_COMPLETED, REQUEST_FAILED, REQUEST_STARTED, collect_stream, semconv,
+    EmbedCall, EmbedReply, LLM_DELTA, LLM_RESPONSE, LanguageModel, LlmCall, LlmError, LlmErrorKind,
+    LlmReply, REQUEST_COMPLETED, REQUEST_FAILED, REQUEST_STARTED, collect_stream, semconv,
 };
 use crate::directive::Directive;
 use crate::error::{AgentError, ErrorContext};
@@ -32,16 +35,20 @@ pub(super) struct LlmInFlight {
     /// Which run of the call this is: a call id can be made again (a request id reused after a
     /// cancel), and only the latest run's answer may reach the agent.
     pub(super) run: u64,
-    pub(super) abort: tokio::task::AbortHandle,
+    pub(super) abort: AbortHandle,
     /// The trace context of the step that made the call: its answer continues that trace.
     pub(super) trace_context: Option<TraceContext>,
 }
 
-/// What a model call's task sends back: its answer, tagged with the run it belongs to.
+/// What a model call ends with: its answer, tagged with the run it belongs to.
 pub(crate) struct LlmOutcome {
     run: u64,
     reply: LlmReply,
 }
+
+/// The model calls an agent's task polls, next to its mailbox and timers: each ends with its
+/// outcome, or `None` when it was stopped.
+pub(super) type LlmTasks = FuturesUnordered<BoxFuture<'static, Option<LlmOutcome>>>;
 
 /// Numbers model-call runs across the process, so a run is never confused with another.
 static NEXT_RUN: AtomicU64 = AtomicU64::new(0);
@@ -134,20 +141,15 @@ impl Core {
                 ),
             );
             let refusal = LlmReply::new(call.call_id.clone(), Err(error));
-            let tx = self.self_tx.clone();
-            let task = tokio::spawn(async move {
-                if let Some(tx) = tx.upgrade() {
-                    let outcome = LlmOutcome {
-                        run,
-                        reply: refusal,
-                    };
-                    let _ = tx.send(Message::internal(Internal::Llm(outcome)));
-                }
-            });
+            let outcome = LlmOutcome {
+                run,
+                reply: refusal,
+            };
+            let abort = self.poll_llm(futures::future::ready(outcome));
             self.llm_calls.push(LlmInFlight {
                 call,
                 run,
-                abort: task.abort_handle(),
+                abort,
                 trace_context: self.trace_context.clone(),
             });
             return Ok(());
@@ -164,13 +166,12 @@ impl Core {
             span.record(semconv::INPUT_MESSAGES, messages.as_str());
         }
         let record_content = self.options.record_model_content;
-        let tx = self.self_tx.clone();
         let shared = self.shared.clone();
         let source = self.source();
         // The task's own copy of the request; the call (kept for checkpoints) keeps the other.
         let (call_id, request_id) = (call.call_id.clone(), call.request_id.clone());
         let mut request = call.request.clone();
-        let task = tokio::spawn(async move {
+        let task = async move {
             let answer = async {
                 let (provider, model) = resolved.map_err(LlmError::from)?;
                 request.model = model;
@@ -204,19 +205,28 @@ impl Core {
                 let answer = json!([{"role": "assistant", "content": response.text, "tool_calls": response.tool_calls}]);
                 span.record(semconv::OUTPUT_MESSAGES, answer.to_string().as_str());
             }
-            if let Some(tx) = tx.upgrade() {
-                let reply = LlmReply::new(call_id, result);
-                let outcome = LlmOutcome { run, reply };
-                let _ = tx.send(Message::internal(Internal::Llm(outcome)));
-            }
-        }.instrument(span));
+            let reply = LlmReply::new(call_id, result);
+            LlmOutcome { run, reply }
+        }
+        .instrument(span);
+        let abort = self.poll_llm(task);
         self.llm_calls.push(LlmInFlight {
             call,
             run,
-            abort: task.abort_handle(),
+            abort,
             trace_context: self.trace_context.clone(),
         });
         Ok(())
+    }
+
+    /// Adds a model call to the ones the agent's task polls; the handle stops it.
+    fn poll_llm(
+        &mut self,
+        call: impl std::future::Future<Output = LlmOutcome> + Send + 'static,
+    ) -> AbortHandle {
+        let (call, abort) = abortable(call);
+        self.llm_tasks.push(call.map(Result::ok).boxed());
+        abort
     }
 
     /// The provider and model `alias` names in the server's model table (an unknown alias is
@@ -278,10 +288,11 @@ impl Core {
         origin: &'static str,
         request_id: &str,
         signal: Signal,
+        reply: Option<LlmReply>,
     ) {
         match self.ai_requests.get(request_id).cloned() {
-            Some(request) => request.in_scope(|| self.step_signal(origin, signal, false)),
-            None => self.step_signal(origin, signal, false),
+            Some(request) => request.in_scope(|| self.step_payload(origin, signal, reply, false)),
+            None => self.step_payload(origin, signal, reply, false),
         };
     }
 
@@ -351,11 +362,13 @@ impl Core {
             return;
         };
         let call = self.llm_calls.remove(pos);
-        let mut signal = reply.into_signal().with_source(self.source());
+        // The signal goes without its data: the reply stays typed next to it.
+        let mut signal = Signal::with_id(reply.signal_id(), LLM_RESPONSE, Value::Null)
+            .with_source(self.source());
         // The answer steps the agent in the trace of the step that asked the model.
         if let Some(context) = &call.trace_context {
             context.apply_to(&mut signal);
         }
-        self.step_in_request("llm", &call.call.request_id, signal);
+        self.step_in_request("llm", &call.call.request_id, signal, Some(reply));
     }
 }

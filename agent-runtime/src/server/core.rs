@@ -6,6 +6,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use futures::StreamExt;
 use tokio::sync::mpsc::error::TryRecvError;
 use tokio::sync::mpsc::{self, UnboundedReceiver, WeakUnboundedSender};
 use tokio::sync::{Notify, oneshot};
@@ -107,6 +108,8 @@ pub(super) struct Core {
     pub(super) crons: BTreeMap<String, CronJob>,
     pub(super) in_flight: Vec<InFlight>,
     pub(super) llm_calls: Vec<super::ai::LlmInFlight>,
+    /// The model calls' futures, polled by the agent's task (`llm_calls` says which are live).
+    pub(super) llm_tasks: super::ai::LlmTasks,
     /// The trace context of the signal being handled: the signals emitted while it is handled
     /// carry it on.
     pub(super) trace_context: Option<TraceContext>,
@@ -206,6 +209,7 @@ pub(crate) fn spawn(
         crons: BTreeMap::new(),
         in_flight: Vec::new(),
         llm_calls: Vec::new(),
+        llm_tasks: Default::default(),
         ai_requests: HashMap::new(),
         trace_context: None,
         children: HashMap::new(),
@@ -259,6 +263,14 @@ async fn run(
             () = core.timers.wait() => {
                 core.fire_due_timers();
                 core.park().await;
+                core.drain_mailbox(&mut rx).await;
+            }
+            // Before the mailbox, so that a flood of signals cannot hold the answers back.
+            Some(outcome) = core.llm_tasks.next(), if !core.llm_tasks.is_empty() => {
+                if let Some(outcome) = outcome {
+                    core.on_llm_reply(outcome);
+                    core.park().await;
+                }
                 core.drain_mailbox(&mut rx).await;
             }
             message = rx.recv() => match message {
@@ -464,6 +476,19 @@ impl Core {
         signal: Signal,
         record: bool,
     ) -> Option<CallOutcome> {
+        self.step_payload(origin, signal, None, record)
+    }
+
+    /// [`step_signal`](Core::step_signal) of a signal whose payload is `reply` when given (a
+    /// model's answer, kept typed: its JSON is built only for a reader of the signal, the
+    /// journal or a watcher, or an agent that cannot take it typed).
+    pub(super) fn step_payload(
+        &mut self,
+        origin: &'static str,
+        mut signal: Signal,
+        reply: Option<crate::ai::LlmReply>,
+        record: bool,
+    ) -> Option<CallOutcome> {
         let span = tracing::info_span!(
             "signal",
             agent = self.name(),
@@ -491,17 +516,38 @@ impl Core {
         let _entered = span.enter();
         let router = self.router.get();
         let scope = self.journal.as_mut().map(|journal| journal.begin());
-        let directives = guarded(
-            &mut self.agent,
-            self.options.isolate_strategy_panics,
-            "cmd",
-            |agent| agent.handle_signal_with(router, &signal),
-        );
+        let isolate = self.options.isolate_strategy_panics;
+        // Only the journal and the watchers read the signal after the step: without them its
+        // data moves into the instructions instead of being copied. (A watcher subscribing
+        // during this step sees the agent from the next one.)
+        if self.journal.is_none() && self.shared.watchers.get().is_none() {
+            let directives = guarded(&mut self.agent, isolate, "cmd", |agent| match reply {
+                Some(reply) => agent.handle_llm_reply_with(router, signal, reply),
+                None => agent.handle_owned_signal_with(router, signal),
+            });
+            drop(scope);
+            return self.after_signal_step(record, directives);
+        }
+        if let Some(reply) = reply {
+            signal.data = serde_json::to_value(&reply).unwrap_or_default();
+        }
+        let directives = guarded(&mut self.agent, isolate, "cmd", |agent| {
+            agent.handle_signal_with(router, &signal)
+        });
         drop(scope);
         if let Some(journal) = &mut self.journal {
             journal.record_signal(origin, &signal, &*self.agent);
         }
         self.observe(|| Cause::Signal { origin, signal }, &directives);
+        self.after_signal_step(record, directives)
+    }
+
+    /// Executes a signal step's directives; the outcome when `record` is set.
+    fn after_signal_step(
+        &mut self,
+        record: bool,
+        directives: Vec<Directive>,
+    ) -> Option<CallOutcome> {
         let recorded = record.then(|| directives.clone());
         if record {
             self.errors_for_caller = directives

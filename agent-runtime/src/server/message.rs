@@ -58,8 +58,6 @@ pub(crate) enum Internal {
     Completed(Instruction),
     /// A child stopped.
     ChildExit { tag: String, report: StopReport },
-    /// A model call finished.
-    Llm(super::ai::LlmOutcome),
     /// An embeddings call of an AI request finished; the trace context is the one of the
     /// step that asked for it.
     Embed {

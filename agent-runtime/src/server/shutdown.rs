@@ -79,7 +79,7 @@ impl Core {
                 Message::Internal(internal) => match *internal {
                     // Cancelled work that finished anyway: its outcome is dropped, and it is
                     // still listed as in flight (a checkpoint taken before runs it again).
-                    Internal::Completed(_) | Internal::Llm(_) | Internal::Embed { .. } => {}
+                    Internal::Completed(_) | Internal::Embed { .. } => {}
                     Internal::ChildExit { tag, report: child } => {
                         if self
                             .children

@@ -162,7 +162,6 @@ impl Core {
                 self.trace_context = None;
                 self.after_step();
             }
-            Internal::Llm(outcome) => self.on_llm_reply(outcome),
             Internal::Embed {
                 reply,
                 request_id,
@@ -173,7 +172,7 @@ impl Core {
                 if let Some(context) = &trace_context {
                     context.apply_to(&mut signal);
                 }
-                self.step_in_request("embed", &request_id, signal);
+                self.step_in_request("embed", &request_id, signal, None);
             }
             Internal::ChildExit { tag, report } => {
                 if self

@@ -332,3 +332,17 @@ fn builders_make_valid_signals() {
         "source"
     );
 }
+
+#[test]
+fn the_constants_validation_skips_pass_the_full_rules() {
+    // `Signal::validate` trusts these two without parsing them: they must be valid.
+    rules::check_uri_reference("source", DEFAULT_SOURCE).unwrap();
+    rules::check_media_type("datacontenttype", JSON_MEDIA_TYPE).unwrap();
+    // Anything else is still parsed.
+    let mut signal = Signal::with_id("1", "t", Value::Null);
+    signal.source = "/stratagem x".to_string();
+    assert_eq!(signal.validate().unwrap_err().attribute, "source");
+    signal.source = DEFAULT_SOURCE.to_string();
+    signal.data_content_type = Some("application/json;".to_string());
+    assert_eq!(signal.validate().unwrap_err().attribute, "datacontenttype");
+}

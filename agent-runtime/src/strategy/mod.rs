@@ -93,6 +93,19 @@ pub trait Strategy<S: AgentSpec>: 'static {
     /// Runs instructions. Pure and deterministic: no I/O; effects are returned as directives.
     fn cmd(agent: &mut Agent<S>, instructions: Vec<Instruction>) -> Vec<Directive>;
 
+    /// Runs a model's reply that the host kept typed: `instruction` is the routed
+    /// `ai.llm.response` instruction without its `params`. The same as `cmd` of that
+    /// instruction carrying the reply's JSON, which is what this does unless a strategy takes
+    /// the reply as it is (the AI strategies do: no JSON round trip).
+    fn cmd_llm_reply(
+        agent: &mut Agent<S>,
+        mut instruction: Instruction,
+        reply: crate::ai::LlmReply,
+    ) -> Vec<Directive> {
+        instruction.params = serde_json::to_value(&reply).unwrap_or_default();
+        Self::cmd(agent, vec![instruction])
+    }
+
     /// Advances a strategy that reported `Running`. The host calls it.
     fn tick(agent: &mut Agent<S>) -> Vec<Directive> {
         let _ = agent;

@@ -103,6 +103,11 @@ impl Plugin for ModelRouting {
         RouteCache::default()
     }
 
+    /// Only a route naming `ai.llm.response` (or a pattern matching it) gives replies a model.
+    fn changes_model_replies(&self) -> bool {
+        self.model_for(crate::ai::LLM_RESPONSE).is_some()
+    }
+
     fn before_route(&self, cache: &mut RouteCache, signal: &mut Cow<'_, Signal>) -> Flow {
         if self.routes.is_empty() {
             return Flow::Continue;

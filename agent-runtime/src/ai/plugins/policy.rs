@@ -205,6 +205,11 @@ impl Plugin for Policy {
         Flow::Continue
     }
 
+    /// A reply with a response or an error is well formed: the check leaves it alone.
+    fn changes_model_replies(&self) -> bool {
+        false
+    }
+
     fn after_emit(&self, _: &mut PolicyState, signal: &mut Signal) {
         if signal.signal_type == LLM_DELTA {
             self.clean_delta(signal);
