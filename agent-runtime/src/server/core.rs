@@ -521,10 +521,14 @@ impl Core {
         // data moves into the instructions instead of being copied. (A watcher subscribing
         // during this step sees the agent from the next one.)
         if self.journal.is_none() && self.shared.watchers.get().is_none() {
+            let unheard = self
+                .unheard(record)
+                .then(|| crate::ai::unheard::step(&self.shared.id));
             let directives = guarded(&mut self.agent, isolate, "cmd", |agent| match reply {
                 Some(reply) => agent.handle_llm_reply_with(router, signal, reply),
                 None => agent.handle_owned_signal_with(router, signal),
             });
+            drop(unheard);
             drop(scope);
             return self.after_signal_step(record, directives);
         }
@@ -540,6 +544,21 @@ impl Core {
         }
         self.observe(|| Cause::Signal { origin, signal }, &directives);
         self.after_signal_step(record, directives)
+    }
+
+    /// Whether nobody can hear the informational AI events of a step without journal and
+    /// watchers (`ai/unheard.rs`): no caller waits for its directives (`record`), no subscriber,
+    /// parent or transport gets what it publishes, no debug trace lists it.
+    fn unheard(&self, record: bool) -> bool {
+        !record
+            && self.parent.is_none()
+            && self.options.transports.is_empty()
+            && self
+                .shared
+                .events
+                .get()
+                .is_none_or(|events| events.receiver_count() == 0)
+            && !crate::trace::on!(DEBUG)
     }
 
     /// Executes a signal step's directives; the outcome when `record` is set.
