@@ -330,10 +330,18 @@ impl<S: AgentSpec> Agent<S> {
     /// Runs the plugins' outbound hooks on the `Emit` directives of a step. A step without
     /// directives (most ticks) has nothing to hook: the plugin stack is not even looked up.
     #[inline]
-    fn outbound(&mut self, mut directives: Vec<Directive>) -> Vec<Directive> {
+    fn outbound(&mut self, directives: Vec<Directive>) -> Vec<Directive> {
         if directives.is_empty() {
             return directives;
         }
+        self.outbound_hooks(directives)
+    }
+
+    /// [`outbound`](Agent::outbound) on a non-empty list, out of line and by value: the hooks
+    /// take the list's address, which inlined would keep the caller's list (an empty one on
+    /// most ticks) in memory instead of registers.
+    #[inline(never)]
+    fn outbound_hooks(&mut self, mut directives: Vec<Directive>) -> Vec<Directive> {
         let stack = S::plugins();
         if !stack.is_empty() {
             stack.after_emit(&mut self.plugins, &mut directives);
@@ -364,11 +372,13 @@ impl<S: AgentSpec> Agent<S> {
     }
 
     /// Advances a strategy that reported `Running`.
+    #[inline]
     pub fn tick(&mut self) -> Vec<Directive> {
         let out = self.tick_strategy();
         self.outbound(out)
     }
 
+    #[inline]
     fn tick_strategy(&mut self) -> Vec<Directive> {
         if <S::Strategy as Strategy<S>>::CATCHES_PANICS {
             S::Strategy::tick(self)

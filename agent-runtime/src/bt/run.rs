@@ -139,13 +139,15 @@ impl<T: NodeState> TreeRun<T> {
         // is an answer, whose leaf was halted before it could take it. One test for both
         // first (most ticks have neither): clearing runs the elements' drop loop even for an
         // empty list.
+        // The count and status first: stored after the inbox test, the status would be kept
+        // across it on the stack.
+        self.ticks += 1;
+        self.status = Some(status);
         let inbox = &mut self.inbox;
         if (inbox.completions.len() | inbox.answers.len()) != 0 {
             inbox.completions.clear();
             inbox.answers.clear();
         }
-        self.ticks += 1;
-        self.status = Some(status);
         status
     }
 
