@@ -108,8 +108,9 @@ pub(super) struct Core {
     pub(super) crons: BTreeMap<String, CronJob>,
     pub(super) in_flight: Vec<InFlight>,
     pub(super) llm_calls: Vec<super::ai::LlmInFlight>,
-    /// The model calls' futures, polled by the agent's task (`llm_calls` says which are live).
-    pub(super) llm_tasks: super::ai::LlmTasks,
+    /// The model calls' futures, polled by the agent's task (`llm_calls` says which are live);
+    /// made at the first call, so an agent that never calls a model does not carry it.
+    pub(super) llm_tasks: Option<super::ai::LlmTasks>,
     /// The trace context of the signal being handled: the signals emitted while it is handled
     /// carry it on.
     pub(super) trace_context: Option<TraceContext>,
@@ -266,7 +267,8 @@ async fn run(
                 core.drain_mailbox(&mut rx).await;
             }
             // Before the mailbox, so that a flood of signals cannot hold the answers back.
-            Some(outcome) = core.llm_tasks.next(), if !core.llm_tasks.is_empty() => {
+            Some(outcome) = next_llm_outcome(&mut core.llm_tasks),
+                if core.llm_tasks.as_ref().is_some_and(|tasks| !tasks.is_empty()) => {
                 if let Some(outcome) = outcome {
                     core.on_llm_reply(outcome);
                     core.park().await;
@@ -291,6 +293,16 @@ async fn run(
     }
     core.flush_observation();
     core.shutdown(rx).await;
+}
+
+/// The next model call to end, of those the agent's task polls.
+async fn next_llm_outcome(
+    tasks: &mut Option<super::ai::LlmTasks>,
+) -> Option<Option<super::ai::LlmOutcome>> {
+    match tasks {
+        Some(tasks) => tasks.next().await,
+        None => None,
+    }
 }
 
 impl Core {
@@ -419,8 +431,13 @@ impl Core {
         }
         if status.is_done() && !self.waiters.is_empty() {
             let snapshot = self.snapshot();
+            // Copies for all but the last waiter, which takes the snapshot itself.
+            let last = self.waiters.pop();
             for waiter in self.waiters.drain(..) {
                 let _ = waiter.send(Ok(snapshot.clone()));
+            }
+            if let Some(waiter) = last {
+                let _ = waiter.send(Ok(snapshot));
             }
         }
         status
