@@ -135,6 +135,64 @@ async fn a_request_streams_deltas_to_subscribers_and_completes() {
     server.stop().await;
 }
 
+/// Runs one request with a tool round on a fresh server, with a subscriber or without; the
+/// completed snapshot and what the subscriber got.
+async fn run_request(subscribed: bool) -> (Snapshot, Vec<Signal>) {
+    let script = ScriptedModel::new()
+        .call("open_ticket", json!({"subject": "fire"}))
+        .answer("Ticket 1 is open.");
+    let options = Options::default().models(table(Arc::new(script)));
+    let server = AgentServer::start(Desk::new().with_id("d"), options)
+        .await
+        .unwrap();
+    let mut events = subscribed.then(|| server.subscribe());
+    let query = Signal::new("ai.query", json!({"query": "fire", "request_id": "r"}));
+    server.cast(query).unwrap();
+    let done = server
+        .await_completion(Duration::from_secs(5))
+        .await
+        .unwrap();
+    let mut heard = Vec::new();
+    while let Some(Ok(signal)) = events.as_mut().map(|e| e.try_recv()) {
+        heard.push(signal);
+    }
+    server.stop().await;
+    (done, heard)
+}
+
+#[tokio::test]
+async fn informational_events_reach_a_subscriber_and_nobody_else_changes_the_outcome() {
+    let (done, heard) = run_request(true).await;
+    let data = |type_: &str| -> Vec<serde_json::Value> {
+        heard
+            .iter()
+            .filter(|s| s.signal_type == type_)
+            .map(|s| s.data.clone())
+            .collect()
+    };
+    assert_eq!(
+        data("ai.tool.started"),
+        [
+            json!({"request_id": "r", "call_id": "r/tool/1/0", "name": "open_ticket",
+                "arguments": {"subject": "fire"}})
+        ]
+    );
+    let result = &data("ai.tool.result")[0];
+    assert_eq!(
+        (&result["request_id"], &result["name"], &result["ok"]),
+        (&json!("r"), &json!("open_ticket"), &json!(true))
+    );
+    let usage = data("ai.usage");
+    assert_eq!(usage.len(), 2, "one per model call: {heard:?}");
+    assert_eq!(usage[1]["call_id"], "r/llm/2");
+    assert_eq!(usage[1]["total"], done.result.as_ref().unwrap()["usage"]);
+    // Unsubscribed, the server lets the strategy leave those events out: same outcome.
+    let (quiet, nothing) = run_request(false).await;
+    assert!(nothing.is_empty());
+    assert_eq!(quiet.result, done.result);
+    assert_eq!(quiet.status, Status::Success);
+}
+
 #[tokio::test]
 async fn a_checkpoint_after_a_tool_round_thaws_without_repeating_model_calls() {
     let store = MemoryStore::new();

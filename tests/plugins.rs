@@ -244,9 +244,14 @@ fn a_typed_model_reply_is_handled_as_its_json() {
             .any(|p| p.changes_model_replies())
     );
     let answer = [LlmResponse::text("Nine.")];
+    // Quota stamps requests with the wall clock: left out of the comparison.
+    let without_clock = |(steps, mut agent): (Vec<String>, serde_json::Value)| {
+        agent["plugins"]["quota"] = serde_json::Value::Null;
+        (steps, agent)
+    };
     assert_eq!(
-        ask_with(Helper::new().with_id("h"), true, &answer),
-        ask_with(Helper::new().with_id("h"), false, &answer)
+        without_clock(ask_with(Helper::new().with_id("h"), true, &answer)),
+        without_clock(ask_with(Helper::new().with_id("h"), false, &answer))
     );
     let thought = [LlmResponse::text("Step 1: look.\nConclusion: nine.")];
     assert_eq!(
@@ -337,4 +342,39 @@ async fn in_the_server_a_quota_refusal_reaches_the_caller() {
         .unwrap();
     assert_eq!(refusal.data["reason"], "quota_exceeded");
     assert_eq!(refusal.data["request_id"], "r2");
+}
+
+/// Answers questions within a token budget.
+#[agent(strategy = React, model = "fast", plugins = [Quota { max_tokens = 1 }])]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Frugal {}
+
+#[tokio::test]
+async fn in_the_server_tokens_count_against_the_quota_with_nobody_subscribed() {
+    // Quota counts tokens from the `ai.usage` events it hears on the way out: the server
+    // keeps them for it although no subscriber listens.
+    let models = ModelTable::new().alias("fast", Arc::new(ScriptedModel::new().answer("Hi.")), "m");
+    let server = AgentServer::start(Frugal::new(), Options::default().models(models))
+        .await
+        .unwrap();
+    server
+        .cast(Signal::new("ai.query", json!({"query": "Hello?"})))
+        .unwrap();
+    let done = server
+        .await_completion(std::time::Duration::from_secs(5))
+        .await
+        .unwrap();
+    assert_eq!(done.status, Status::Success);
+    let over = server
+        .call(Signal::new(
+            "ai.query",
+            json!({"query": "Again?", "request_id": "r2"}),
+        ))
+        .await
+        .unwrap();
+    let refusal = over
+        .emitted()
+        .find(|s| s.signal_type == REQUEST_ERROR)
+        .unwrap();
+    assert_eq!(refusal.data["reason"], "quota_exceeded");
 }

@@ -294,6 +294,8 @@ pub(crate) struct Machine<'a, S: AiAgent> {
     pub(super) kind: StrategyKind,
     pub(super) hooks: GuardedHooks<S>,
     pub(super) out: Vec<Directive>,
+    /// Nobody can hear this step's informational events: they are left out (`unheard.rs`).
+    unheard: bool,
 }
 
 impl<'a, S: AiAgent> Machine<'a, S> {
@@ -305,6 +307,7 @@ impl<'a, S: AiAgent> Machine<'a, S> {
             kind,
             hooks: GuardedHooks(S::hooks()),
             out: Vec::new(),
+            unheard: super::unheard::claim(agent_id) && !S::plugins().hears_ai_events(),
         }
     }
 
@@ -458,6 +461,15 @@ impl<'a, S: AiAgent> Machine<'a, S> {
     pub(super) fn emit(&mut self, id: String, signal_type: &str, data: Value) {
         self.out
             .push(Directive::Emit(Signal::with_id(id, signal_type, data)));
+    }
+
+    /// Emits an informational event (`ai.usage`, `ai.tool.started`, `ai.tool.result`), built
+    /// only when someone can hear it.
+    fn emit_event(&mut self, signal_type: &str, build: impl FnOnce(&Self) -> (String, Value)) {
+        if !self.unheard {
+            let (id, data) = build(self);
+            self.emit(id, signal_type, data);
+        }
     }
 
     fn bad_instruction(&mut self, instruction: &Instruction, message: String) {
@@ -626,13 +638,14 @@ impl<'a, S: AiAgent> Machine<'a, S> {
         };
         let run = self.run();
         run.usage.add(response.usage);
-        let (request_id, total) = (run.request_id.clone(), run.usage);
-        let n = run.llm_calls;
-        self.emit(
-            format!("{request_id}/usage/{n}"),
-            USAGE,
-            json!({"request_id": request_id, "call_id": reply.call_id, "usage": response.usage, "total": total}),
-        );
+        self.emit_event(USAGE, |m| {
+            let run = m.run_ref();
+            let (request_id, total, n) = (&run.request_id, run.usage, run.llm_calls);
+            (
+                format!("{request_id}/usage/{n}"),
+                json!({"request_id": request_id, "call_id": reply.call_id, "usage": response.usage, "total": total}),
+            )
+        });
         self.hooks.on_reason(self.state, self.step(), &response);
         let running = self.running();
         if running.is_search() {
@@ -733,12 +746,13 @@ impl<'a, S: AiAgent> Machine<'a, S> {
         // A sync tool runs here, inside its span; an async one gets its span where the host
         // runs it.
         let span = || semconv::tool_span(None, &name, &provider_id);
-        let request_id = self.run().request_id.clone();
-        self.emit(
-            format!("{call_id}/started"),
-            TOOL_STARTED,
-            json!({"request_id": request_id, "call_id": call_id, "name": name, "arguments": arguments}),
-        );
+        self.emit_event(TOOL_STARTED, |m| {
+            let request_id = &m.run_ref().request_id;
+            (
+                format!("{call_id}/started"),
+                json!({"request_id": request_id, "call_id": call_id, "name": name, "arguments": arguments}),
+            )
+        });
         if let Some(hosted) = self.state.hosted_tools() {
             // The host runs every tool of a host type: it answers with a completion.
             match prepare_hosted(&hosted, &name, arguments) {
@@ -871,9 +885,11 @@ impl<'a, S: AiAgent> Machine<'a, S> {
 
     /// Keeps a tool call's result for the round and tells subscribers (`ai.tool.result`).
     fn record_tool_result(&mut self, index: usize, result: ToolResult) {
-        let mut data = serde_json::to_value(&result).unwrap_or(Value::Null);
-        data["request_id"] = Value::String(self.run().request_id.clone());
-        self.emit(format!("{}/result", result.call_id), TOOL_RESULT, data);
+        self.emit_event(TOOL_RESULT, |m| {
+            let mut data = serde_json::to_value(&result).unwrap_or(Value::Null);
+            data["request_id"] = Value::String(m.run_ref().request_id.clone());
+            (format!("{}/result", result.call_id), data)
+        });
         self.run().tools[index].result = Some(result);
     }
 

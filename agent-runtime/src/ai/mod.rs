@@ -51,6 +51,7 @@ mod strategies;
 mod tool_schema;
 mod tot;
 mod trm;
+pub(crate) mod unheard;
 
 #[cfg(all(test, feature = "ai-http"))]
 mod openai_tests;

@@ -127,6 +127,15 @@ pub trait Plugin:
         true
     }
 
+    /// Whether [`after_emit`](Plugin::after_emit) needs to see the AI strategies'
+    /// informational events (`ai.usage`, `ai.tool.started`, `ai.tool.result`). `true` unless
+    /// the plugin says otherwise; when no plugin of an agent does and nothing else can hear
+    /// them (no subscriber, watcher, parent, transport or journal), the agent server lets the
+    /// strategy leave them out.
+    fn hears_ai_events(&self) -> bool {
+        true
+    }
+
     /// Sees each signal the agent emits (in mount order) and may rewrite it.
     fn after_emit(&self, state: &mut Self::State, signal: &mut Signal) {
         let _ = (state, signal);

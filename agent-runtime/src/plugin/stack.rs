@@ -34,6 +34,8 @@ pub trait DynPlugin: Send + Sync + fmt::Debug {
     fn before_route(&self, slice: &mut dyn PluginSlice, signal: &mut Cow<'_, Signal>) -> Flow;
     /// [`Plugin::changes_model_replies`].
     fn changes_model_replies(&self) -> bool;
+    /// [`Plugin::hears_ai_events`].
+    fn hears_ai_events(&self) -> bool;
     /// [`Plugin::after_emit`] on its slice.
     fn after_emit(&self, slice: &mut dyn PluginSlice, signal: &mut Signal);
     /// [`Plugin::awaits_tool`] on its slice.
@@ -75,6 +77,9 @@ impl<P: Plugin> DynPlugin for P {
     }
     fn changes_model_replies(&self) -> bool {
         Plugin::changes_model_replies(self)
+    }
+    fn hears_ai_events(&self) -> bool {
+        Plugin::hears_ai_events(self)
     }
     fn after_emit(&self, slice: &mut dyn PluginSlice, signal: &mut Signal) {
         if let Some(state) = slice.as_any_mut().downcast_mut::<P::State>() {
@@ -236,6 +241,12 @@ impl PluginStack {
     /// ([`Plugin::changes_model_replies`]).
     pub(crate) fn changes_model_replies(&self) -> bool {
         self.plugins.iter().any(|p| p.changes_model_replies())
+    }
+
+    /// Whether a plugin's outbound hook needs the AI strategies' informational events
+    /// ([`Plugin::hears_ai_events`]).
+    pub(crate) fn hears_ai_events(&self) -> bool {
+        self.plugins.iter().any(|p| p.hears_ai_events())
     }
 
     /// Runs the pre-routing hooks in mount order until one refuses (`Err((key, reason))`) or

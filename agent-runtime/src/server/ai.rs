@@ -225,7 +225,9 @@ impl Core {
         call: impl std::future::Future<Output = LlmOutcome> + Send + 'static,
     ) -> AbortHandle {
         let (call, abort) = abortable(call);
-        self.llm_tasks.push(call.map(Result::ok).boxed());
+        self.llm_tasks
+            .get_or_insert_default()
+            .push(call.map(Result::ok).boxed());
         abort
     }
 

@@ -108,8 +108,9 @@ pub(super) struct Core {
     pub(super) crons: BTreeMap<String, CronJob>,
     pub(super) in_flight: Vec<InFlight>,
     pub(super) llm_calls: Vec<super::ai::LlmInFlight>,
-    /// The model calls' futures, polled by the agent's task (`llm_calls` says which are live).
-    pub(super) llm_tasks: super::ai::LlmTasks,
+    /// The model calls' futures, polled by the agent's task (`llm_calls` says which are live);
+    /// made at the first call, so an agent that never calls a model does not carry it.
+    pub(super) llm_tasks: Option<super::ai::LlmTasks>,
     /// The trace context of the signal being handled: the signals emitted while it is handled
     /// carry it on.
     pub(super) trace_context: Option<TraceContext>,
@@ -266,7 +267,8 @@ async fn run(
                 core.drain_mailbox(&mut rx).await;
             }
             // Before the mailbox, so that a flood of signals cannot hold the answers back.
-            Some(outcome) = core.llm_tasks.next(), if !core.llm_tasks.is_empty() => {
+            Some(outcome) = next_llm_outcome(&mut core.llm_tasks),
+                if core.llm_tasks.as_ref().is_some_and(|tasks| !tasks.is_empty()) => {
                 if let Some(outcome) = outcome {
                     core.on_llm_reply(outcome);
                     core.park().await;
@@ -291,6 +293,16 @@ async fn run(
     }
     core.flush_observation();
     core.shutdown(rx).await;
+}
+
+/// The next model call to end, of those the agent's task polls.
+async fn next_llm_outcome(
+    tasks: &mut Option<super::ai::LlmTasks>,
+) -> Option<Option<super::ai::LlmOutcome>> {
+    match tasks {
+        Some(tasks) => tasks.next().await,
+        None => None,
+    }
 }
 
 impl Core {
@@ -419,8 +431,13 @@ impl Core {
         }
         if status.is_done() && !self.waiters.is_empty() {
             let snapshot = self.snapshot();
+            // Copies for all but the last waiter, which takes the snapshot itself.
+            let last = self.waiters.pop();
             for waiter in self.waiters.drain(..) {
                 let _ = waiter.send(Ok(snapshot.clone()));
+            }
+            if let Some(waiter) = last {
+                let _ = waiter.send(Ok(snapshot));
             }
         }
         status
@@ -521,10 +538,14 @@ impl Core {
         // data moves into the instructions instead of being copied. (A watcher subscribing
         // during this step sees the agent from the next one.)
         if self.journal.is_none() && self.shared.watchers.get().is_none() {
+            let unheard = self
+                .unheard(record)
+                .then(|| crate::ai::unheard::step(&self.shared.id));
             let directives = guarded(&mut self.agent, isolate, "cmd", |agent| match reply {
                 Some(reply) => agent.handle_llm_reply_with(router, signal, reply),
                 None => agent.handle_owned_signal_with(router, signal),
             });
+            drop(unheard);
             drop(scope);
             return self.after_signal_step(record, directives);
         }
@@ -540,6 +561,21 @@ impl Core {
         }
         self.observe(|| Cause::Signal { origin, signal }, &directives);
         self.after_signal_step(record, directives)
+    }
+
+    /// Whether nobody can hear the informational AI events of a step without journal and
+    /// watchers (`ai/unheard.rs`): no caller waits for its directives (`record`), no subscriber,
+    /// parent or transport gets what it publishes, no debug trace lists it.
+    fn unheard(&self, record: bool) -> bool {
+        !record
+            && self.parent.is_none()
+            && self.options.transports.is_empty()
+            && self
+                .shared
+                .events
+                .get()
+                .is_none_or(|events| events.receiver_count() == 0)
+            && !crate::trace::on!(DEBUG)
     }
 
     /// Executes a signal step's directives; the outcome when `record` is set.

@@ -103,6 +103,11 @@ impl Plugin for ModelRouting {
         RouteCache::default()
     }
 
+    /// It has no outbound hook.
+    fn hears_ai_events(&self) -> bool {
+        false
+    }
+
     /// Only a route naming `ai.llm.response` (or a pattern matching it) gives replies a model.
     fn changes_model_replies(&self) -> bool {
         self.model_for(crate::ai::LLM_RESPONSE).is_some()

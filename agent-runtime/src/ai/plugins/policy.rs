@@ -210,6 +210,11 @@ impl Plugin for Policy {
         false
     }
 
+    /// Its outbound hook cleans deltas only.
+    fn hears_ai_events(&self) -> bool {
+        false
+    }
+
     fn after_emit(&self, _: &mut PolicyState, signal: &mut Signal) {
         if signal.signal_type == LLM_DELTA {
             self.clean_delta(signal);
