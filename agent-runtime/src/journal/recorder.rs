@@ -1,10 +1,11 @@
 //! The server's side of a journal: encodes each step in the agent's task into one reused
 //! buffer and hands what it holds to a writer task at every flush, which appends it to the
 //! store, so the agent never waits for the disk (on a multi-thread runtime the writer runs on
-//! whichever worker is free). The hand-over is one shared buffer, not a queue of them: the
-//! recorder's buffer is never given away and the writer swaps the one it stored last back in,
-//! so once they have grown nothing allocates, and however many flushes the writer missed, it
-//! takes them in one append.
+//! whichever worker is free). The hand-over is one shared buffer, not a queue of them: a
+//! flush swaps the recorder's buffer with the pending one when the writer has taken the last
+//! (appends to it otherwise), and the writer swaps the one it stored last back in, so the
+//! three buffers rotate, once they have grown nothing allocates or is copied twice, and
+//! however many flushes the writer missed, it takes them in one append.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -193,7 +194,13 @@ impl Recorder {
         let was_empty = {
             let mut pending = self.pending.lock();
             let was_empty = pending.batch.is_empty();
-            pending.batch.append(&self.batch);
+            if was_empty {
+                // The writer took the last flush: this batch's buffer goes over whole, and
+                // the empty one, grown by earlier flushes, comes back for the next steps.
+                std::mem::swap(&mut pending.batch, &mut self.batch);
+            } else {
+                pending.batch.append(&self.batch);
+            }
             pending.flushes += 1;
             was_empty
         };
