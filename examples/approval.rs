@@ -4,8 +4,8 @@
 //! cargo run --example approval
 //! ```
 //!
-//! The refund agent asks for approval (a typed interrupt) and is parked: its checkpoint is on
-//! disk before anyone sees the interrupt's id. The process running it is then killed with
+//! The refund agent asks for approval (a typed interrupt) and is parked: its checkpoint and its
+//! journal up to there are on disk before anyone sees the interrupt's id. The process running it is then killed with
 //! `SIGKILL` while it waits (this example runs that process as a child of itself). A new
 //! process thaws the agent, a person approves, the refund is paid, and the whole run is replayed
 //! step by step from the agent's input journal, offline, every state hash checked.
@@ -13,7 +13,6 @@
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
 use stratagem::journal::{Journal, JournalOptions};
 use stratagem::prelude::*;
@@ -192,8 +191,8 @@ async fn first_process(dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
         "interrupt {} asks: {}",
         interrupt.id, interrupt.data["payload"]
     );
-    // Give the journal writer a moment, as a real process would have while a person reads.
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // Nothing to wait for: the journal's steps up to the interrupt were synced with its
+    // checkpoint, before the interrupt went out.
     println!("{PARKED}");
     std::future::pending::<()>().await;
     Ok(())

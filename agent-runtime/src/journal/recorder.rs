@@ -8,8 +8,9 @@
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
-use tokio::sync::Notify;
+use tokio::sync::{Notify, watch};
 use tokio::task::JoinHandle;
 
 use crate::agent::DynAgent;
@@ -33,6 +34,9 @@ pub(crate) struct Recorder {
     /// behind to free later. Emptied at every flush, its capacity kept.
     batch: JournalBatch,
     pending: Arc<Pending>,
+    /// The last flush (its number in `PendingState::flushes`) the writer has stored and
+    /// synced, or given up on.
+    settled: watch::Receiver<u64>,
     writer: Option<JoinHandle<()>>,
 }
 
@@ -47,6 +51,8 @@ struct Pending {
 #[derive(Default)]
 struct PendingState {
     batch: JournalBatch,
+    /// How many flushes brought records so far.
+    flushes: u64,
     /// No more records come: the writer ends once it has stored the last ones.
     closed: bool,
 }
@@ -71,11 +77,14 @@ impl Recorder {
         let base = end.map_or(0, |end| end / 2 + 1);
         let id: Arc<str> = agent.id().into();
         let pending = Arc::new(Pending::default());
+        let (settle, settled) = watch::channel(0);
         let writer = tokio::spawn(write(
             options.store.clone(),
             id.to_string(),
             pending.clone(),
+            settle,
             options.keep_snapshots,
+            options.sync_delay,
         ));
         let mut recorder = Recorder {
             agent: id,
@@ -85,6 +94,7 @@ impl Recorder {
             snapshot_every: options.snapshot_every,
             batch: JournalBatch::new(),
             pending,
+            settled,
             writer: Some(writer),
         };
         recorder.snapshot(agent, SnapshotKind::Start);
@@ -184,6 +194,7 @@ impl Recorder {
             let mut pending = self.pending.lock();
             let was_empty = pending.batch.is_empty();
             pending.batch.append(&self.batch);
+            pending.flushes += 1;
             was_empty
         };
         self.batch.clear();
@@ -191,6 +202,16 @@ impl Recorder {
         if was_empty {
             self.pending.arrived.notify_one();
         }
+    }
+
+    /// Flushes and waits until the writer has stored and synced everything recorded so far
+    /// (or failed to: it reports that), so that a crash from now on cannot take it from the
+    /// journal.
+    pub(crate) async fn sync(&mut self) {
+        self.flush();
+        let flushed = self.pending.lock().flushes;
+        // An error means the writer ended: nothing is left to wait for.
+        let _ = self.settled.wait_for(|&settled| settled >= flushed).await;
     }
 
     /// Flushes and waits until the writer has stored everything.
@@ -213,18 +234,35 @@ impl Drop for Recorder {
 
 /// Appends what the recorder flushed, all of it at once when several flushes queued up, and
 /// compacts after each new periodic snapshot beyond the `keep` latest; ends when the journal
-/// is closed and everything flushed is stored.
-async fn write(store: Arc<dyn Store>, key: String, pending: Arc<Pending>, keep: usize) {
+/// is closed and everything flushed is stored and synced.
+///
+/// Appends are deferred (readable at once, not yet durable) and the store is synced when the
+/// writer has caught up with the recorder, or before an append once the oldest unsynced one is
+/// `sync_delay` old: while the agent is busy, one sync carries many appends. With a zero delay
+/// every append is durable.
+async fn write(
+    store: Arc<dyn Store>,
+    key: String,
+    pending: Arc<Pending>,
+    settle: watch::Sender<u64>,
+    keep: usize,
+    sync_delay: Duration,
+) {
     let mut snapshots: VecDeque<u64> = VecDeque::new();
     // The batch stored last, emptied: swapped in for the next one, so that once the two have
     // grown to a flush's size no flush allocates.
     let mut spare = JournalBatch::new();
+    // When the oldest append not yet synced was stored.
+    let mut unsynced_since: Option<Instant> = None;
+    // The flushes taken so far (all of them stored, or reported lost).
+    let mut taken_flushes = 0;
     loop {
         let taken = {
             let mut state = pending.lock();
             if state.batch.is_empty() {
                 Err(state.closed)
             } else {
+                taken_flushes = state.flushes;
                 spare.clear();
                 Ok(std::mem::replace(
                     &mut state.batch,
@@ -234,8 +272,19 @@ async fn write(store: Arc<dyn Store>, key: String, pending: Arc<Pending>, keep: 
         };
         let batch = match taken {
             Ok(batch) => batch,
-            Err(true) => return,
-            Err(false) => {
+            Err(closed) => {
+                // Caught up: what was stored becomes durable before the writer waits or ends
+                // (records that arrive meanwhile are taken next).
+                if unsynced_since.take().is_some() {
+                    if let Err(error) = store.sync_journal().await {
+                        tracing::error!(key, %error, "the journal was not synced");
+                    }
+                    settle.send_replace(taken_flushes);
+                    continue;
+                }
+                if closed {
+                    return;
+                }
                 pending.arrived.notified().await;
                 continue;
             }
@@ -246,11 +295,31 @@ async fn write(store: Arc<dyn Store>, key: String, pending: Arc<Pending>, keep: 
                 .map(|(position, _)| position)
                 .filter(|&position| Record::is_snapshot_position(position)),
         );
-        let stored = store.append_journal_batch(&key, &batch).await;
+        let durable = sync_delay.is_zero()
+            || unsynced_since.is_some_and(|since| since.elapsed() >= sync_delay);
+        let stored = if durable {
+            store.append_journal_batch(&key, &batch).await
+        } else {
+            store.append_journal_batch_deferred(&key, &batch).await
+        };
         spare = batch;
-        if let Err(error) = stored {
-            tracing::error!(key, %error, "journal records were not stored");
-            continue;
+        match stored {
+            // A durable append syncs the deferred ones before it too.
+            Ok(()) if durable => {
+                unsynced_since = None;
+                settle.send_replace(taken_flushes);
+            }
+            Ok(()) => {
+                unsynced_since.get_or_insert_with(Instant::now);
+            }
+            Err(error) => {
+                tracing::error!(key, %error, "journal records were not stored");
+                // Lost: whoever waits for them waits no longer.
+                if unsynced_since.is_none() {
+                    settle.send_replace(taken_flushes);
+                }
+                continue;
+            }
         }
         if snapshots.len() > keep.max(1) {
             while snapshots.len() > keep.max(1) {

@@ -279,6 +279,11 @@ impl Core {
         self.park_due = false;
         let parked = std::mem::take(&mut self.parked);
         if let Some(store) = self.options.checkpoint_store.clone() {
+            // The journal's steps up to here are durable before the interrupt is announced,
+            // as the checkpoint is: a crash while it waits cannot take them from the journal.
+            if let Some(journal) = &mut self.journal {
+                journal.sync().await;
+            }
             let written = match self.build_checkpoint().and_then(|c| c.encode()) {
                 Ok(bytes) => store
                     .save(self.id(), &bytes)

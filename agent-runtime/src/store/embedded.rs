@@ -3,10 +3,10 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
-use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition, TableError};
+use redb::{Database, Durability, ReadableDatabase, ReadableTable, TableDefinition, TableError};
 
 use super::{JournalBatch, JournalRecords, Store, StoreError, journal_row};
 
@@ -23,7 +23,10 @@ const JOURNAL_BATCHES: TableDefinition<'static, (&str, u64), &[u8]> =
 /// Checkpoints in an embedded `redb` database: one file, ACID transactions, crash-safe.
 ///
 /// Each `save` is one write transaction committed with immediate durability (fsync), so a
-/// crash or an I/O error half-way through leaves the previous checkpoint in place. I/O runs on
+/// crash or an I/O error half-way through leaves the previous checkpoint in place. Journal
+/// appends are too, except [deferred ones](Store::append_journal_batch_deferred) and
+/// compactions, committed without an fsync and made durable by the next durable commit (a
+/// [`sync_journal`](Store::sync_journal), a `save`, the last clone dropped). I/O runs on
 /// tokio's blocking pool when called inside a runtime. Cheap to clone; clones share the file.
 ///
 /// ```
@@ -41,7 +44,15 @@ const JOURNAL_BATCHES: TableDefinition<'static, (&str, u64), &[u8]> =
 pub struct RedbStore {
     db: Arc<Database>,
     path: Option<PathBuf>,
+    /// Row buffers of journal appends done, reused: a batch's row is encoded on the caller's
+    /// thread and freed on the blocking pool's, and allocating and freeing a buffer that large
+    /// for every append makes glibc consolidate its fast bins, slowing every small allocation
+    /// of the agent's steps after it.
+    spare_rows: Arc<Mutex<Vec<Vec<u8>>>>,
 }
+
+/// How many row buffers a store keeps for reuse: one per append in flight.
+const SPARE_ROWS: usize = 4;
 
 impl RedbStore {
     /// Where [`RedbStore::open_default`] keeps checkpoints, relative to the current directory.
@@ -66,6 +77,7 @@ impl RedbStore {
         Ok(RedbStore {
             db: Arc::new(db),
             path: Some(path.to_path_buf()),
+            spare_rows: Arc::default(),
         })
     }
 
@@ -79,6 +91,7 @@ impl RedbStore {
         RedbStore {
             db: Arc::new(db),
             path: None,
+            spare_rows: Arc::default(),
         }
     }
 
@@ -124,34 +137,66 @@ fn open_read<K: redb::Key + 'static, V: redb::Value + 'static>(
 }
 
 impl RedbStore {
-    /// Appends a batch as one row of [`JOURNAL_BATCHES`] in one write transaction on the
-    /// blocking pool.
-    fn append_owned<'a>(
+    /// Appends `records` as one row of [`JOURNAL_BATCHES`] in one write transaction on the
+    /// blocking pool: durable when it returns, or (`durable` false) committed without an fsync
+    /// and durable with the database's next durable commit. The row is encoded here, so the
+    /// records are copied once and the caller keeps its buffer.
+    fn append_batch<'a, 'r>(
         &'a self,
         key: &'a str,
-        batch: JournalBatch,
+        records: impl ExactSizeIterator<Item = (u64, &'r [u8])> + Clone,
+        durable: bool,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
+        let mut row = self.spare_row();
+        let Some(first) = batch_row(&mut row, records) else {
+            return Box::pin(std::future::ready(Ok(())));
+        };
         let db = self.db.clone();
+        let spare_rows = self.spare_rows.clone();
         let owned_key = key.to_string();
         Box::pin(blocking("journal", key, move || {
-            if batch.is_empty() {
-                return Ok(());
-            }
             let io = |e: &dyn fmt::Display| StoreError::io("journal", &owned_key, e);
-            let txn = db.begin_write().map_err(|e| io(&e))?;
-            {
-                let mut table = txn.open_table(JOURNAL_BATCHES).map_err(|e| io(&e))?;
-                if journal_row::strictly_ascending(batch.iter()) {
-                    append_row(&mut table, &owned_key, batch.iter().collect())?;
-                } else {
-                    // Out of order or a position twice: in order, the later write kept.
-                    let sorted: BTreeMap<u64, &[u8]> = batch.iter().collect();
-                    append_row(&mut table, &owned_key, sorted.into_iter().collect())?;
+            let appended = (|| {
+                let mut txn = db.begin_write().map_err(|e| io(&e))?;
+                if !durable {
+                    // Refused only where processes share the file; the commit stays durable.
+                    let _ = txn.set_durability(Durability::None);
                 }
+                {
+                    let mut table = txn.open_table(JOURNAL_BATCHES).map_err(|e| io(&e))?;
+                    append_row(&mut table, &owned_key, first, &row)?;
+                }
+                txn.commit().map_err(|e| io(&e))
+            })();
+            let mut spare = spare_rows.lock().unwrap_or_else(|p| p.into_inner());
+            if spare.len() < SPARE_ROWS {
+                spare.push(row);
             }
-            txn.commit().map_err(|e| io(&e))
+            appended
         }))
     }
+
+    /// A row buffer to encode an append into.
+    fn spare_row(&self) -> Vec<u8> {
+        let mut spare = self.spare_rows.lock().unwrap_or_else(|p| p.into_inner());
+        spare.pop().unwrap_or_default()
+    }
+}
+
+/// Encodes `records` as one row into `row`, in position order (out of order or a position
+/// twice: the later write kept); the row's first position, `None` when there are none.
+fn batch_row<'r>(
+    row: &mut Vec<u8>,
+    records: impl ExactSizeIterator<Item = (u64, &'r [u8])> + Clone,
+) -> Option<u64> {
+    let first = records.clone().next()?.0;
+    if journal_row::strictly_ascending(records.clone()) {
+        journal_row::encode_into(row, records);
+        return Some(first);
+    }
+    let sorted: BTreeMap<u64, &[u8]> = records.collect();
+    journal_row::encode_into(row, sorted.iter().map(|(p, b)| (*p, *b)));
+    sorted.keys().next().copied()
 }
 
 type BatchTable<'txn> = redb::Table<'txn, (&'static str, u64), &'static [u8]>;
@@ -184,25 +229,26 @@ fn batch_rows_end(
     Ok(Some(header.last))
 }
 
-/// Writes `records` (non-empty, strictly ascending) as one row. Rows of a journal never
-/// overlap in positions: an append that reaches into existing rows (a position written again)
-/// merges them and itself into one row, its records winning.
+/// Writes `row` (its first position `first`). Rows of a journal never overlap in positions:
+/// an append that reaches into existing rows (a position written again) merges them and itself
+/// into one row, its records winning.
 fn append_row(
     table: &mut BatchTable<'_>,
     key: &str,
-    records: Vec<(u64, &[u8])>,
+    first: u64,
+    row: &[u8],
 ) -> Result<(), StoreError> {
     let io = |e: &dyn fmt::Display| StoreError::io("journal", key, e);
-    let (first, last) = (records[0].0, records[records.len() - 1].0);
     // The usual case, one seek: the journal's last row ends before this batch.
     let tail = batch_rows_end(table, key)?;
     if tail.is_none_or(|end| end < first) {
-        let row = journal_row::encode(records.iter().copied());
         return table
-            .insert((key, first), row.as_slice())
+            .insert((key, first), row)
             .map(drop)
             .map_err(|e| io(&e));
     }
+    let records = journal_row::records(row, first).map_err(|reason| corrupt(key, first, reason))?;
+    let last = records[records.len() - 1].0;
     // Rows overlapping [first, last]: those starting inside it, and the one before it when it
     // reaches in (rows are disjoint, so only that one can).
     let mut start = first;
@@ -339,11 +385,10 @@ impl Store for RedbStore {
         key: &'a str,
         records: &'a [(u64, Vec<u8>)],
     ) -> BoxFuture<'a, Result<(), StoreError>> {
-        let batch = records
+        let records = records
             .iter()
-            .map(|(position, bytes)| (*position, bytes.as_slice()))
-            .collect();
-        self.append_owned(key, batch)
+            .map(|(position, bytes)| (*position, bytes.as_slice()));
+        self.append_batch(key, records, true)
     }
 
     fn append_journal_batch<'a>(
@@ -351,7 +396,33 @@ impl Store for RedbStore {
         key: &'a str,
         batch: &'a JournalBatch,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
-        self.append_owned(key, batch.clone())
+        self.append_batch(key, batch.iter(), true)
+    }
+
+    /// One write transaction committed without an fsync ([`Durability::None`]): readable at
+    /// once, durable with the next durable commit of the database ([`sync_journal`], a
+    /// checkpoint's `save`, a compaction) or when the last clone of the store is dropped. A
+    /// process that dies before then (killed, or the machine losing power) comes back with
+    /// the database as of its last durable commit.
+    ///
+    /// [`sync_journal`]: Store::sync_journal
+    fn append_journal_batch_deferred<'a>(
+        &'a self,
+        key: &'a str,
+        batch: &'a JournalBatch,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        self.append_batch(key, batch.iter(), false)
+    }
+
+    /// One empty write transaction committed durably (with an fsync): every commit before it
+    /// is on disk when it returns.
+    fn sync_journal(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        let db = self.db.clone();
+        Box::pin(blocking("journal", "", move || {
+            let io = |e: &dyn fmt::Display| StoreError::io("journal", "", e);
+            let txn = db.begin_write().map_err(|e| io(&e))?;
+            txn.commit().map_err(|e| io(&e))
+        }))
     }
 
     fn read_journal<'a>(
@@ -431,6 +502,10 @@ impl Store for RedbStore {
         }))
     }
 
+    /// One write transaction committed without an fsync, as a deferred append is: a
+    /// compaction only frees space, so one that a crash undoes brings back records that the
+    /// next compaction removes again, and never loses any other. Durable with the next durable
+    /// commit ([`sync_journal`](Store::sync_journal), a `save`).
     fn compact_journal<'a>(
         &'a self,
         key: &'a str,
@@ -440,7 +515,8 @@ impl Store for RedbStore {
         let owned_key = key.to_string();
         Box::pin(blocking("journal", key, move || {
             let io = |e: &dyn fmt::Display| StoreError::io("journal", &owned_key, e);
-            let txn = db.begin_write().map_err(|e| io(&e))?;
+            let mut txn = db.begin_write().map_err(|e| io(&e))?;
+            let _ = txn.set_durability(Durability::None);
             let key = owned_key.as_str();
             let mut removed = 0u64;
             {

@@ -105,7 +105,7 @@ impl JournalBatch {
     }
 
     /// Its records, in the order appended: position and bytes.
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = (u64, &[u8])> + '_ {
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (u64, &[u8])> + Clone + '_ {
         let mut start = 0;
         self.records.iter().map(move |&(position, end)| {
             let bytes = &self.bytes[start..end];

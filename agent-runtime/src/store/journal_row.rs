@@ -34,9 +34,21 @@ pub(super) fn strictly_ascending<'a>(mut records: impl Iterator<Item = (u64, &'a
 pub(super) fn encode<'a>(
     records: impl ExactSizeIterator<Item = (u64, &'a [u8])> + Clone,
 ) -> Vec<u8> {
+    let mut row = Vec::new();
+    encode_into(&mut row, records);
+    row
+}
+
+/// Encodes `records` (non-empty, strictly ascending positions) as one row into `row`,
+/// replacing what it held (its capacity reused).
+pub(super) fn encode_into<'a>(
+    row: &mut Vec<u8>,
+    records: impl ExactSizeIterator<Item = (u64, &'a [u8])> + Clone,
+) {
     let count = records.len();
     let bytes: usize = records.clone().map(|(_, b)| RECORD_HEADER + b.len()).sum();
-    let mut row = Vec::with_capacity(HEADER + bytes);
+    row.clear();
+    row.reserve(HEADER + bytes);
     row.push(TAG);
     row.extend_from_slice(&[0; 8]);
     row.extend_from_slice(&(count as u32).to_le_bytes());
@@ -48,7 +60,6 @@ pub(super) fn encode<'a>(
         last = position;
     }
     row[1..9].copy_from_slice(&last.to_le_bytes());
-    row
 }
 
 /// The header of `row`, checked against the row's first position `first`.

@@ -91,6 +91,28 @@ pub trait Store: Send + Sync + fmt::Debug {
         Box::pin(async move { self.append_journal(key, &batch.to_records()).await })
     }
 
+    /// Appends `batch` under `key` as [`append_journal_batch`](Store::append_journal_batch)
+    /// does, except that it need not be durable when this returns: the records are readable at
+    /// once, and durable after the next [`sync_journal`](Store::sync_journal) (or any write
+    /// of the store that is durable itself). A crash (a process kill, a power failure) before
+    /// that may lose them, never anything durable before them. A server's journal appends this
+    /// way between syncs ([`JournalOptions::sync_delay`](crate::journal::JournalOptions::sync_delay)).
+    /// The default appends durably.
+    fn append_journal_batch_deferred<'a>(
+        &'a self,
+        key: &'a str,
+        batch: &'a JournalBatch,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        self.append_journal_batch(key, batch)
+    }
+
+    /// Makes every journal append so far durable (see
+    /// [`append_journal_batch_deferred`](Store::append_journal_batch_deferred)). The default
+    /// does nothing: the default appends are durable already.
+    fn sync_journal(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(std::future::ready(Ok(())))
+    }
+
     /// The journal records under `key` at positions `from` and after, in order.
     fn read_journal<'a>(
         &'a self,
@@ -158,6 +180,18 @@ impl<T: Store + ?Sized> Store for Arc<T> {
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         (**self).append_journal_batch(key, batch)
     }
+    fn append_journal_batch_deferred<'a>(
+        &'a self,
+        key: &'a str,
+        batch: &'a JournalBatch,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        (**self).append_journal_batch_deferred(key, batch)
+    }
+
+    fn sync_journal(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        (**self).sync_journal()
+    }
+
     fn read_journal<'a>(
         &'a self,
         key: &'a str,

@@ -546,3 +546,67 @@ fn a_damaged_batch_row_is_a_typed_error_naming_the_journal_and_position() {
         assert_eq!(store.read_journal("c", 1).await.unwrap(), numbered(1..2));
     });
 }
+
+/// A deferred append is readable at once but, until a sync, not on disk: a crash (a process
+/// kill leaves what was written, a power cut what was synced) comes back without it and with
+/// everything durable before it; after `sync_journal`, or once the store is dropped, both
+/// images hold it.
+#[test]
+fn deferred_journal_appends_read_at_once_and_are_durable_after_a_sync() {
+    use super::JournalBatch;
+    let all = numbered(0..12);
+    let batch = |range: std::ops::Range<usize>| -> JournalBatch {
+        all[range]
+            .iter()
+            .map(|(n, bytes)| (*n, bytes.as_slice()))
+            .collect()
+    };
+    // The journal "a" as a store reopened on the disk image `bytes` holds it.
+    let after_crash = |bytes: Vec<u8>| {
+        futures::executor::block_on(open(TornDisk::from_bytes(bytes)).read_journal("a", 0)).unwrap()
+    };
+    let disk = TornDisk::default();
+    let store = open(disk.clone());
+    futures::executor::block_on(async {
+        store.append_journal("a", &all[..4]).await.unwrap();
+        store
+            .append_journal_batch_deferred("a", &batch(4..8))
+            .await
+            .unwrap();
+        assert_eq!(store.read_journal("a", 0).await.unwrap(), all[..8]);
+        assert_eq!(store.journal_end("a").await.unwrap(), Some(7));
+    });
+    let (live, durable) = {
+        let image = disk.image();
+        (image.live.clone(), image.durable.clone())
+    };
+    assert_eq!(after_crash(live), all[..4], "killed before the sync");
+    assert_eq!(after_crash(durable), all[..4], "power cut before the sync");
+
+    futures::executor::block_on(store.sync_journal()).unwrap();
+    assert_eq!(after_crash(disk.image().durable.clone()), all[..8]);
+
+    // Deferred again, then the store dropped without a sync: closing the database syncs.
+    futures::executor::block_on(store.append_journal_batch_deferred("a", &batch(8..12))).unwrap();
+    drop(store);
+    assert_eq!(after_crash(disk.image().durable.clone()), all);
+}
+
+/// A store that keeps no journal of its own appends durably when asked to defer, and its sync
+/// is a no-op.
+#[test]
+fn the_memory_store_appends_deferred_records_like_any_other() {
+    let store = MemoryStore::new();
+    let batch: super::JournalBatch = [(2, &b"two"[..]), (4, &b"four"[..])].into_iter().collect();
+    futures::executor::block_on(async {
+        store
+            .append_journal_batch_deferred("a", &batch)
+            .await
+            .unwrap();
+        store.sync_journal().await.unwrap();
+        assert_eq!(
+            store.read_journal("a", 0).await.unwrap(),
+            batch.to_records()
+        );
+    });
+}
