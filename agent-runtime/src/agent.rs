@@ -339,11 +339,11 @@ impl<S: AgentSpec> Agent<S> {
 
     /// [`outbound`](Agent::outbound) on a non-empty list, out of line: the hooks take the
     /// list's address, which inlined would keep the caller's list (an empty one on most ticks)
-    /// in memory instead of registers. The list is lent, not moved in and returned: a list
-    /// returned from out of line comes back through a return slot in memory, which the empty
-    /// list of the common path would share.
+    /// in memory instead of registers. The directives are lent as a slice, not moved in and
+    /// returned: a list returned from out of line comes back through a return slot in memory,
+    /// which the empty list of the common path would share.
     #[inline(never)]
-    fn outbound_hooks(&mut self, directives: &mut Vec<Directive>) {
+    fn outbound_hooks(&mut self, directives: &mut [Directive]) {
         let stack = S::plugins();
         if !stack.is_empty() {
             stack.after_emit(&mut self.plugins, directives);
