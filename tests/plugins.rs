@@ -325,10 +325,19 @@ async fn in_the_server_a_quota_refusal_reaches_the_caller() {
         .call(Signal::new("ai.query", json!({"query": "Hello?"})))
         .await
         .unwrap();
-    server
+    let refusal = second_request_refused(&server).await;
+    assert_eq!(refusal.data["reason"], "quota_exceeded");
+    assert_eq!(refusal.data["request_id"], "r2");
+}
+
+/// Waits for the running request to end, asks again (request `r2`) and returns the
+/// `ai.request.error` that answers.
+async fn second_request_refused<S: AgentSpec>(server: &AgentServer<S>) -> Signal {
+    let done = server
         .await_completion(std::time::Duration::from_secs(5))
         .await
         .unwrap();
+    assert_eq!(done.status, Status::Success);
     let over = server
         .call(Signal::new(
             "ai.query",
@@ -336,12 +345,10 @@ async fn in_the_server_a_quota_refusal_reaches_the_caller() {
         ))
         .await
         .unwrap();
-    let refusal = over
-        .emitted()
+    over.emitted()
         .find(|s| s.signal_type == REQUEST_ERROR)
-        .unwrap();
-    assert_eq!(refusal.data["reason"], "quota_exceeded");
-    assert_eq!(refusal.data["request_id"], "r2");
+        .unwrap()
+        .clone()
 }
 
 /// Answers questions within a token budget.
@@ -360,21 +367,6 @@ async fn in_the_server_tokens_count_against_the_quota_with_nobody_subscribed() {
     server
         .cast(Signal::new("ai.query", json!({"query": "Hello?"})))
         .unwrap();
-    let done = server
-        .await_completion(std::time::Duration::from_secs(5))
-        .await
-        .unwrap();
-    assert_eq!(done.status, Status::Success);
-    let over = server
-        .call(Signal::new(
-            "ai.query",
-            json!({"query": "Again?", "request_id": "r2"}),
-        ))
-        .await
-        .unwrap();
-    let refusal = over
-        .emitted()
-        .find(|s| s.signal_type == REQUEST_ERROR)
-        .unwrap();
+    let refusal = second_request_refused(&server).await;
     assert_eq!(refusal.data["reason"], "quota_exceeded");
 }

@@ -330,23 +330,24 @@ impl<S: AgentSpec> Agent<S> {
     /// Runs the plugins' outbound hooks on the `Emit` directives of a step. A step without
     /// directives (most ticks) has nothing to hook: the plugin stack is not even looked up.
     #[inline]
-    fn outbound(&mut self, directives: Vec<Directive>) -> Vec<Directive> {
-        if directives.is_empty() {
-            return directives;
-        }
-        self.outbound_hooks(directives)
-    }
-
-    /// [`outbound`](Agent::outbound) on a non-empty list, out of line and by value: the hooks
-    /// take the list's address, which inlined would keep the caller's list (an empty one on
-    /// most ticks) in memory instead of registers.
-    #[inline(never)]
-    fn outbound_hooks(&mut self, mut directives: Vec<Directive>) -> Vec<Directive> {
-        let stack = S::plugins();
-        if !stack.is_empty() {
-            stack.after_emit(&mut self.plugins, &mut directives);
+    fn outbound(&mut self, mut directives: Vec<Directive>) -> Vec<Directive> {
+        if !directives.is_empty() {
+            self.outbound_hooks(&mut directives);
         }
         directives
+    }
+
+    /// [`outbound`](Agent::outbound) on a non-empty list, out of line: the hooks take the
+    /// list's address, which inlined would keep the caller's list (an empty one on most ticks)
+    /// in memory instead of registers. The directives are lent as a slice, not moved in and
+    /// returned: a list returned from out of line comes back through a return slot in memory,
+    /// which the empty list of the common path would share.
+    #[inline(never)]
+    fn outbound_hooks(&mut self, directives: &mut [Directive]) {
+        let stack = S::plugins();
+        if !stack.is_empty() {
+            stack.after_emit(&mut self.plugins, directives);
+        }
     }
 
     /// The id and both states at once: strategies name the agent in their trace events. The

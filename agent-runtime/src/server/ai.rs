@@ -167,7 +167,7 @@ impl Core {
         }
         let record_content = self.options.record_model_content;
         let shared = self.shared.clone();
-        let source = self.source();
+        let source = self.source.clone();
         // The task's own copy of the request; the call (kept for checkpoints) keeps the other.
         let (call_id, request_id) = (call.call_id.clone(), call.request_id.clone());
         let mut request = call.request.clone();
@@ -191,7 +191,7 @@ impl Core {
                             LLM_DELTA,
                             json!({"request_id": request_id, "call_id": call_id, "delta": delta}),
                         )
-                        .with_source(source.clone());
+                        .with_source(&*source);
                         // Nobody left watching is not an error.
                         let _ = events.send(signal);
                     }

@@ -131,6 +131,8 @@ pub(super) struct Core {
     pub(super) park_due: bool,
     /// The input journal, when `Options::journal` is set (boxed: off costs one pointer).
     pub(super) journal: Option<Box<Recorder>>,
+    /// The CloudEvents source of the signals the server creates for this agent, made once.
+    pub(super) source: Arc<str>,
     /// The agent's side of its watchers.
     pub(super) watching: Watching,
 }
@@ -193,6 +195,7 @@ pub(crate) fn spawn(
         _ => None,
     };
     let core = Core {
+        source: format!("/stratagem/agents/{name}/{}", agent.id()).into(),
         journal,
         watching: Watching::default(),
         tick_interval: agent
@@ -316,7 +319,7 @@ impl Core {
 
     /// The CloudEvents source of signals the server creates for this agent.
     pub(super) fn source(&self) -> String {
-        format!("/stratagem/agents/{}/{}", self.name(), self.id())
+        self.source.to_string()
     }
 
     pub(super) fn request_stop(&mut self, reason: StopReason) {
