@@ -494,7 +494,7 @@ impl<S: AgentSpec> Agent<S> {
             let out = strategy_llm_reply(self, instruction, reply);
             return self.outbound(out);
         }
-        signal.data = serde_json::to_value(&reply).unwrap_or_default();
+        signal.data = reply.to_json();
         self.handle_owned_signal_with(router, signal)
     }
 
@@ -878,7 +878,7 @@ pub trait DynAgent: Send + Sync + fmt::Debug {
         mut signal: Signal,
         reply: LlmReply,
     ) -> Vec<Directive> {
-        signal.data = serde_json::to_value(&reply).unwrap_or_default();
+        signal.data = reply.to_json();
         self.handle_owned_signal_with(router, signal)
     }
     /// See [`Agent::tick`].

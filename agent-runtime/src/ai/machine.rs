@@ -120,24 +120,20 @@ impl LlmReply {
         format!("{}/reply", self.call_id)
     }
 
+    /// The reply as the JSON an `ai.llm.response` signal or instruction carries. Its fields
+    /// are strings and JSON values, which always serialize: `Null` is never reached.
+    pub(crate) fn to_json(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
     /// As the instruction a host feeds to `cmd`.
     pub fn into_instruction(self) -> Instruction {
-        let id = self.signal_id();
-        Instruction::new(
-            LLM_RESPONSE,
-            serde_json::to_value(&self).unwrap_or(Value::Null),
-        )
-        .with_id(id)
+        Instruction::new(LLM_RESPONSE, self.to_json()).with_id(self.signal_id())
     }
 
     /// As the signal a server routes back to the agent.
     pub fn into_signal(self) -> Signal {
-        let id = self.signal_id();
-        Signal::with_id(
-            id,
-            LLM_RESPONSE,
-            serde_json::to_value(&self).unwrap_or(Value::Null),
-        )
+        Signal::with_id(self.signal_id(), LLM_RESPONSE, self.to_json())
     }
 }
 

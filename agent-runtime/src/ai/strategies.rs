@@ -137,7 +137,7 @@ macro_rules! ai_strategy {
             ) -> Vec<Directive> {
                 if trace::on!(DEBUG) {
                     // The traced path reports the instruction as it would arrive.
-                    instruction.params = serde_json::to_value(&reply).unwrap_or_default();
+                    instruction.params = reply.to_json();
                     return <Self as Strategy<S>>::cmd(agent, vec![instruction]);
                 }
                 let (id, state, ai) = agent.parts_with_id();

@@ -553,7 +553,7 @@ impl Core {
             return self.after_signal_step(record, directives);
         }
         if let Some(reply) = reply {
-            signal.data = serde_json::to_value(&reply).unwrap_or_default();
+            signal.data = reply.to_json();
         }
         let directives = guarded(&mut self.agent, isolate, "cmd", |agent| {
             agent.handle_signal_with(router, &signal)

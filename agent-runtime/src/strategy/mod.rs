@@ -102,7 +102,7 @@ pub trait Strategy<S: AgentSpec>: 'static {
         mut instruction: Instruction,
         reply: crate::ai::LlmReply,
     ) -> Vec<Directive> {
-        instruction.params = serde_json::to_value(&reply).unwrap_or_default();
+        instruction.params = reply.to_json();
         Self::cmd(agent, vec![instruction])
     }
 
