@@ -30,6 +30,20 @@ pub struct TreeRun<T> {
     /// Each node's last status, while recording ([`record`](TreeRun::record)); never saved.
     #[serde(skip)]
     recording: Option<TickRecord>,
+    // Whether a tick must take the general path: the run is done, records, or its inbox may
+    // hold entries to clear after the tick. Set when one of them starts, cleared by a general
+    // tick that leaves none; a restored run starts set (its status and inbox came from a
+    // checkpoint). One test on the common tick instead of three.
+    #[serde(skip, default = "general_after_restore")]
+    general: bool,
+    // Where the common tick's nodes put directives: empty between ticks (taken when not), so a
+    // tick sets up no list of its own.
+    #[serde(skip)]
+    emitted: Vec<Directive>,
+}
+
+fn general_after_restore() -> bool {
+    true
 }
 
 /// What one tick produced.
@@ -133,6 +147,51 @@ impl<T: NodeState> TreeRun<T> {
         self.finish_tick(status)
     }
 
+    /// Whether the next tick can take [`tick_plain`](Self::tick_plain): the run is not done,
+    /// nothing is recorded, nothing in the inbox is to be cleared after it.
+    #[inline(always)]
+    pub(crate) fn is_plain(&self) -> bool {
+        !self.general
+    }
+
+    /// A tick for a run that [`is_plain`](Self::is_plain), unobserved: the tree alone, then the
+    /// count and status. Directives wait in the run for [`take_emitted`](Self::take_emitted).
+    #[inline(always)]
+    pub(crate) fn tick_plain<S, N>(
+        &mut self,
+        agent_id: &str,
+        tree: &N,
+        state: &mut S,
+        clock: fn() -> Duration,
+    ) -> Status
+    where
+        N: Node<S, State = T>,
+    {
+        let mut ctx =
+            Ctx::with_clock_observed(state, clock, &mut self.emitted, &mut self.inbox, false)
+                .for_agent(agent_id);
+        let status = super::tick_node(tree, &mut self.nodes, &mut ctx);
+        self.ticks += 1;
+        self.status = Some(status);
+        // A finished run's next tick checks it is done on the general path (on most paths
+        // through the tree the status is a constant, and this test folds away).
+        if status.is_done() {
+            self.general = true;
+        }
+        status
+    }
+
+    /// The directives [`tick_plain`](Self::tick_plain) emitted, leaving none.
+    #[inline(always)]
+    pub(crate) fn take_emitted(&mut self) -> Vec<Directive> {
+        // Nothing emitted (most ticks): a fresh empty list, written as constants, rather than
+        // the field's, read back from memory.
+        if self.emitted.is_empty() {
+            return Vec::new();
+        }
+        std::mem::take(&mut self.emitted)
+    }
+
     #[inline(always)]
     fn finish_tick(&mut self, status: Status) -> Status {
         // A completion no leaf took during the tick belongs to a halted leaf: it is stale; so
@@ -148,6 +207,7 @@ impl<T: NodeState> TreeRun<T> {
             inbox.completions.clear();
             inbox.answers.clear();
         }
+        self.general = self.recording.is_some() || status.is_done();
         status
     }
 
@@ -180,6 +240,7 @@ impl<T: NodeState> TreeRun<T> {
         if self.recording.is_none() {
             self.recording = Some(TickRecord::new(visited));
         }
+        self.general = true;
         true
     }
 
@@ -201,6 +262,7 @@ impl<T: NodeState> TreeRun<T> {
             return false;
         }
         self.inbox.completions.push(completion);
+        self.general = true;
         true
     }
 
@@ -220,6 +282,7 @@ impl<T: NodeState> TreeRun<T> {
             id: pending.id,
             value,
         });
+        self.general = true;
         Ok(())
     }
 

@@ -184,17 +184,63 @@ where
     out
 }
 
-/// A tick with DEBUG on: the events of nodes and leaves are reported inside a span naming the
-/// agent (they do not know it).
+/// Any tick but the common one, out of line: a finished run (nothing to do), DEBUG on (the
+/// tick runs inside a span naming the agent), a recorded run or one with an inbox to clear.
 #[cold]
 #[inline(never)]
-fn traced_tick<S>(agent: &mut Agent<S>) -> Vec<Directive>
+fn general_tick<S>(agent: &mut Agent<S>) -> Vec<Directive>
 where
     S: AgentSpec<Strategy = BehaviorTree> + TreeAgent,
 {
-    let span = trace::tree_span(S::NAME, agent.id());
+    if agent
+        .strategy_state()
+        .run
+        .status
+        .is_some_and(TreeStatus::is_done)
+    {
+        return Vec::new();
+    }
+    // One copy of the tree for every case here: the level is a value, not a constant.
+    let debug = trace::on!(DEBUG);
+    let span = if debug {
+        trace::tree_span(S::NAME, agent.id())
+    } else {
+        tracing::Span::none()
+    };
     let _entered = span.enter();
-    tick_tree(agent, true)
+    tick_tree(agent, debug)
+}
+
+struct PlainTick<'a, S, T> {
+    agent_id: &'a str,
+    run: &'a mut TreeRun<T>,
+    state: &'a mut S,
+    clock: fn() -> Duration,
+}
+
+impl<S, T: NodeState> TreeVisitor<S, T> for PlainTick<'_, S, T> {
+    type Output = TreeStatus;
+    #[inline(always)]
+    fn visit<N: Node<S, State = T>>(self, tree: &N) -> TreeStatus {
+        self.run
+            .tick_plain(self.agent_id, tree, self.state, self.clock)
+    }
+}
+
+/// The common tick: DEBUG off, the run not done, nothing recorded or to clear.
+#[inline(always)]
+fn plain_tick<S>(agent: &mut Agent<S>) -> Vec<Directive>
+where
+    S: AgentSpec<Strategy = BehaviorTree> + TreeAgent,
+{
+    let (agent_id, state, bt) = agent.parts_with_id();
+    S::with_tree(PlainTick {
+        agent_id,
+        run: &mut bt.run,
+        state,
+        clock: S::now,
+    });
+    bt.run.take_emitted()
 }
 
 /// The tree of a [`TreeAgent`] with its run's progress marked, as [`TreeRun::render`] draws it.
@@ -276,20 +322,12 @@ where
 
     #[inline]
     fn tick(agent: &mut Agent<S>) -> Vec<Directive> {
-        if agent
-            .strategy_state()
-            .run
-            .status
-            .is_some_and(TreeStatus::is_done)
-        {
-            return Vec::new();
+        // The common tick (DEBUG off, the run not done, nothing recorded or to clear) tests
+        // one flag and the tracing level; everything else is out of line.
+        if agent.strategy_state().run.is_plain() && !trace::on!(DEBUG) {
+            return plain_tick(agent);
         }
-        // The tracing level is read once per tick: with DEBUG on, the tick runs inside a span
-        // naming the agent, out of line, so the common tick carries no span to drop.
-        if trace::on!(DEBUG) {
-            return traced_tick(agent);
-        }
-        tick_tree(agent, false)
+        general_tick(agent)
     }
 
     /// Halts what runs (cancelling async leaves, calling halt hooks) and starts a fresh run.
@@ -448,9 +486,12 @@ mod tests {
 
     use super::*;
     use crate::action::{Action, ActionEntry, NoParams, Outcome, SyncAction};
-    use crate::bt::{ActionNode, Args, Condition, ReactiveSequence, Sequence, Timeout, Wait};
+    use crate::bt::{
+        ActionNode, ActionState, Args, Condition, ReactiveSequence, Sequence, Timeout, Wait,
+    };
     use crate::error::ActionError;
     use crate::nodes;
+    use crate::signal::Signal;
 
     thread_local! {
         static NOW: Cell<Duration> = const { Cell::new(Duration::ZERO) };
@@ -605,6 +646,95 @@ mod tests {
         back.tick();
         assert_eq!(back.snapshot().status, Status::Success);
         assert_eq!(back.state().distance, 3);
+    }
+
+    #[test]
+    fn a_finished_run_restored_from_a_checkpoint_stays_done() {
+        let mut agent = rover(100);
+        agent.tick();
+        advance(100);
+        agent.tick();
+        agent.tick();
+        agent.tick();
+        assert_eq!(agent.status(), Status::Success);
+        let json = serde_json::to_value(&agent).unwrap();
+        let mut back: Agent<Rover> = serde_json::from_value(json).unwrap();
+        assert_eq!(back.status(), Status::Success);
+        assert!(back.tick().is_empty());
+        assert_eq!(back.state().distance, 3);
+        assert_eq!(back.snapshot().details["ticks"], 4, "not ticked again");
+    }
+
+    /// Pings on every other run, and runs forever.
+    #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+    struct Beacon {
+        runs: u32,
+    }
+
+    struct Ping;
+
+    impl Action<Beacon> for Ping {
+        type Params = NoParams;
+        const NAME: &'static str = "ping";
+        const DESCRIPTION: &'static str = "pings every other run";
+        const ENTRY: ActionEntry<Beacon> = ActionEntry::sync::<Self>();
+    }
+
+    impl SyncAction<Beacon> for Ping {
+        fn run(beacon: &mut Beacon, _: NoParams) -> Result<Outcome, ActionError> {
+            beacon.runs += 1;
+            let outcome = Outcome::new().in_progress();
+            Ok(if beacon.runs % 2 == 1 {
+                outcome.emit(Signal::new("beacon.ping", json!(beacon.runs)))
+            } else {
+                outcome
+            })
+        }
+    }
+
+    impl AgentSpec for Beacon {
+        const NAME: &'static str = "Beacon";
+        type Strategy = BehaviorTree;
+
+        fn actions() -> &'static [ActionEntry<Self>] {
+            static ACTIONS: [ActionEntry<Beacon>; 1] = [Ping::ENTRY];
+            &ACTIONS
+        }
+    }
+
+    impl TreeAgent for Beacon {
+        type Nodes = ActionState;
+
+        fn with_tree<V: TreeVisitor<Self, Self::Nodes>>(visitor: V) -> V::Output {
+            visitor.visit(&ActionNode::<Beacon, Ping>::new(Args::NONE))
+        }
+    }
+
+    fn pings(directives: &[Directive]) -> Vec<serde_json::Value> {
+        directives
+            .iter()
+            .map(|d| match d {
+                Directive::Emit(signal) => signal.data.clone(),
+                other => panic!("not a ping: {other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn each_tick_returns_the_directives_it_emitted_and_no_others() {
+        let mut agent = Agent::new(Beacon::default());
+        assert_eq!(pings(&agent.tick()), [json!(1)]);
+        assert!(
+            agent.tick().is_empty(),
+            "the first ping is not returned twice"
+        );
+        assert_eq!(pings(&agent.tick()), [json!(3)]);
+        // While the run is recorded, ticks take the general path: the same directives.
+        BehaviorTree::watched(&mut agent, true);
+        assert!(agent.strategy_state().run.last_statuses().is_some());
+        assert!(agent.tick().is_empty());
+        assert_eq!(pings(&agent.tick()), [json!(5)]);
+        assert_eq!(agent.state().runs, 5);
     }
 
     #[test]
