@@ -228,6 +228,9 @@ pub struct Agent<S: AgentSpec> {
     /// The state hash's running value after the fields no step changes (type, definition,
     /// id), taken at the first hash (0 until then): a journaled step hashes only the rest.
     hash_prefix: AtomicU64,
+    /// Nobody can hear the informational AI events of the step about to run
+    /// ([`DynAgent::set_unheard`]); never saved.
+    unheard: bool,
 }
 
 impl<S: AgentSpec> Agent<S> {
@@ -239,6 +242,7 @@ impl<S: AgentSpec> Agent<S> {
             strategy: StrategyState::<S>::default(),
             plugins: S::plugins().mount(),
             hash_prefix: AtomicU64::new(0),
+            unheard: false,
         }
     }
 
@@ -348,6 +352,13 @@ impl<S: AgentSpec> Agent<S> {
         if !stack.is_empty() {
             stack.after_emit(&mut self.plugins, directives);
         }
+    }
+
+    /// Takes the host's word that nobody hears this step's informational AI events
+    /// ([`DynAgent::set_unheard`]): the step's first AI machine takes it, so a later one (or
+    /// another agent a tool runs inside the step) hears as usual.
+    pub(crate) fn take_unheard(&mut self) -> bool {
+        std::mem::take(&mut self.unheard)
     }
 
     /// The id and both states at once: strategies name the agent in their trace events. The
@@ -762,6 +773,8 @@ impl<S: AgentSpec> Clone for Agent<S> {
             strategy: self.strategy.clone(),
             plugins: self.plugins.clone(),
             hash_prefix: AtomicU64::new(self.hash_prefix.load(Ordering::Relaxed)),
+            // The word is for this agent's step, not a copy's.
+            unheard: false,
         }
     }
 }
@@ -849,6 +862,7 @@ impl<'de, S: AgentSpec> Deserialize<'de> for Agent<S> {
             strategy: wire.strategy,
             plugins,
             hash_prefix: AtomicU64::new(0),
+            unheard: false,
         })
     }
 }
@@ -929,6 +943,17 @@ pub trait DynAgent: Send + Sync + fmt::Debug {
     fn as_any(&self) -> &dyn Any;
     /// The concrete `Agent<S>`, mutably.
     fn as_any_mut(&mut self) -> &mut dyn Any;
+    /// The host's word that nobody can hear the informational AI events (`ai.usage`,
+    /// `ai.tool.started`, `ai.tool.result`) of the step it runs next: no subscriber,
+    /// watcher, parent, transport or journal, no caller waiting for the step's directives,
+    /// no debug trace. An AI strategy then leaves those events out instead of building,
+    /// checking and dropping them (`ai.request.*` always go out). A host that gives it
+    /// withdraws it after the step (`false`); the agent server does, only for steps no
+    /// journal records, so replay never depends on it. Ignored by other strategies and,
+    /// by default, by other implementations.
+    fn set_unheard(&mut self, unheard: bool) {
+        let _ = unheard;
+    }
 }
 
 impl<S: AgentSpec> DynAgent for Agent<S> {
@@ -1016,6 +1041,9 @@ impl<S: AgentSpec> DynAgent for Agent<S> {
     }
     fn as_any(&self) -> &dyn Any {
         self
+    }
+    fn set_unheard(&mut self, unheard: bool) {
+        self.unheard = unheard;
     }
     fn as_any_mut(&mut self) -> &mut dyn Any {
         self

@@ -145,8 +145,9 @@ pub(crate) fn cmd<S: AiAgent>(
     ai: &mut AiState,
     instructions: Vec<Instruction>,
     kind: StrategyKind,
+    unheard: bool,
 ) -> Vec<Directive> {
-    let mut machine = Machine::new(agent_id, state, ai, kind);
+    let mut machine = Machine::new(agent_id, state, ai, kind, unheard);
     for instruction in instructions {
         machine.instruction(instruction);
     }
@@ -161,8 +162,9 @@ pub(crate) fn cmd_reply<S: AiAgent>(
     ai: &mut AiState,
     reply: LlmReply,
     kind: StrategyKind,
+    unheard: bool,
 ) -> Vec<Directive> {
-    let mut machine = Machine::new(agent_id, state, ai, kind);
+    let mut machine = Machine::new(agent_id, state, ai, kind, unheard);
     machine.llm_reply(reply);
     machine.out
 }
@@ -176,8 +178,9 @@ pub(crate) fn resume<S: AiAgent>(
     id: &str,
     value: Value,
     kind: StrategyKind,
+    unheard: bool,
 ) -> Result<Vec<Directive>, AgentError> {
-    let mut machine = Machine::new(agent_id, state, ai, kind);
+    let mut machine = Machine::new(agent_id, state, ai, kind, unheard);
     machine.resume(id, value)?;
     Ok(machine.out)
 }
@@ -290,12 +293,19 @@ pub(crate) struct Machine<'a, S: AiAgent> {
     pub(super) kind: StrategyKind,
     pub(super) hooks: GuardedHooks<S>,
     pub(super) out: Vec<Directive>,
-    /// Nobody can hear this step's informational events: they are left out (`unheard.rs`).
+    /// Nobody can hear this step's informational events: they are left out (the host's word,
+    /// `DynAgent::set_unheard`, unless a plugin hears them).
     unheard: bool,
 }
 
 impl<'a, S: AiAgent> Machine<'a, S> {
-    fn new(agent_id: &'a str, state: &'a mut S, ai: &'a mut AiState, kind: StrategyKind) -> Self {
+    fn new(
+        agent_id: &'a str,
+        state: &'a mut S,
+        ai: &'a mut AiState,
+        kind: StrategyKind,
+        unheard: bool,
+    ) -> Self {
         Machine {
             agent_id,
             state,
@@ -303,7 +313,7 @@ impl<'a, S: AiAgent> Machine<'a, S> {
             kind,
             hooks: GuardedHooks(S::hooks()),
             out: Vec::new(),
-            unheard: super::unheard::claim(agent_id) && !S::plugins().hears_ai_events(),
+            unheard: unheard && !S::plugins().hears_ai_events(),
         }
     }
 

@@ -51,7 +51,6 @@ mod strategies;
 mod tool_schema;
 mod tot;
 mod trm;
-pub(crate) mod unheard;
 
 #[cfg(all(test, feature = "ai-http"))]
 mod openai_tests;

@@ -102,7 +102,8 @@ fn traced_cmd<S: AiAgent + AgentSpec>(
     for instruction in &instructions {
         trace::ai_step(S::NAME, id, "received", &instruction.action);
     }
-    let out = machine::cmd(id, state, ai, instructions, kind);
+    // Traced, the step is heard: the host gives no word then, and none is taken.
+    let out = machine::cmd(id, state, ai, instructions, kind, false);
     for directive in &out {
         match directive {
             Directive::Llm(call) => trace::ai_step(S::NAME, id, "model call", &call.call_id),
@@ -123,11 +124,12 @@ macro_rules! ai_strategy {
             type State = AiState;
 
             fn cmd(agent: &mut Agent<S>, instructions: Vec<Instruction>) -> Vec<Directive> {
+                let unheard = agent.take_unheard();
                 let (id, state, ai) = agent.parts_with_id();
                 if trace::on!(DEBUG) {
                     return traced_cmd(id, state, ai, instructions, $kind);
                 }
-                machine::cmd(id, state, ai, instructions, $kind)
+                machine::cmd(id, state, ai, instructions, $kind, unheard)
             }
 
             fn cmd_llm_reply(
@@ -140,8 +142,9 @@ macro_rules! ai_strategy {
                     instruction.params = reply.to_json();
                     return <Self as Strategy<S>>::cmd(agent, vec![instruction]);
                 }
+                let unheard = agent.take_unheard();
                 let (id, state, ai) = agent.parts_with_id();
-                machine::cmd_reply(id, state, ai, reply, $kind)
+                machine::cmd_reply(id, state, ai, reply, $kind, unheard)
             }
 
             fn interrupts(agent: &Agent<S>) -> Vec<crate::interrupt::PendingInterrupt> {
@@ -153,8 +156,9 @@ macro_rules! ai_strategy {
                 id: &str,
                 value: serde_json::Value,
             ) -> Result<Vec<Directive>, crate::error::AgentError> {
+                let unheard = agent.take_unheard();
                 let (agent_id, state, ai) = agent.parts_with_id();
-                machine::resume(agent_id, state, ai, id, value, $kind)
+                machine::resume(agent_id, state, ai, id, value, $kind, unheard)
             }
 
             fn snapshot(agent: &Agent<S>) -> Snapshot {

@@ -383,6 +383,33 @@ fn tool_calls_run_apply_their_changes_and_feed_results_in_call_order() {
 }
 
 #[test]
+fn the_hosts_unheard_word_leaves_informational_events_out_for_one_step() {
+    use crate::agent::DynAgent;
+    let tool_round = || {
+        reply(
+            "r1/llm/1",
+            LlmResponse::tool_calls(
+                "Looking it up.",
+                vec![call("lookup_order", json!({"id": 42}))],
+            ),
+        )
+    };
+    let mut heard = started("r1");
+    let out = heard.cmd(tool_round());
+    assert_eq!(emitted(&out), [USAGE, TOOL_STARTED, TOOL_RESULT]);
+
+    let mut quiet = started("r1");
+    quiet.set_unheard(true);
+    let quiet_out = quiet.cmd(tool_round());
+    assert!(emitted(&quiet_out).is_empty(), "{quiet_out:?}");
+    assert_eq!(calls(&quiet_out), calls(&out), "the same next model call");
+    assert_eq!(quiet.state(), heard.state());
+    // The step's machine took the word: the next step is heard again.
+    let last = quiet.cmd(reply("r1/llm/2", LlmResponse::text("It shipped.")));
+    assert_eq!(emitted(&last), [USAGE, REQUEST_COMPLETED]);
+}
+
+#[test]
 fn hooks_run_in_order_within_each_step() {
     let mut agent = Agent::new(Desk::default());
     agent.cmd(query("r1", "q"));

@@ -541,14 +541,18 @@ impl Core {
         // data moves into the instructions instead of being copied. (A watcher subscribing
         // during this step sees the agent from the next one.)
         if self.journal.is_none() && self.shared.watchers.get().is_none() {
-            let unheard = self
-                .unheard(record)
-                .then(|| crate::ai::unheard::step(&self.shared.id));
+            let unheard = self.unheard(record);
+            if unheard {
+                self.agent.set_unheard(true);
+            }
             let directives = guarded(&mut self.agent, isolate, "cmd", |agent| match reply {
                 Some(reply) => agent.handle_llm_reply_with(router, signal, reply),
                 None => agent.handle_owned_signal_with(router, signal),
             });
-            drop(unheard);
+            // Withdrawn whether a machine took it or not (a step that reached no AI machine).
+            if unheard {
+                self.agent.set_unheard(false);
+            }
             drop(scope);
             return self.after_signal_step(record, directives);
         }
@@ -567,7 +571,7 @@ impl Core {
     }
 
     /// Whether nobody can hear the informational AI events of a step without journal and
-    /// watchers (`ai/unheard.rs`): no caller waits for its directives (`record`), no subscriber,
+    /// watchers (`DynAgent::set_unheard`): no caller waits for its directives (`record`), no subscriber,
     /// parent or transport gets what it publishes, no debug trace lists it.
     fn unheard(&self, record: bool) -> bool {
         !record

@@ -304,7 +304,7 @@ fn step(run: &mut ReasoningRun, instructions: Vec<Instruction>) -> Vec<Directive
         config: run.options.config(),
         tools: (!run.tools.is_empty()).then(|| Arc::from(run.tools.as_slice())),
     };
-    machine::cmd("", &mut host, &mut run.ai, instructions, run.kind)
+    machine::cmd("", &mut host, &mut run.ai, instructions, run.kind, false)
 }
 
 /// Runs the tool calls the machine handed out (`RunInstruction`s of request `id`) through the
