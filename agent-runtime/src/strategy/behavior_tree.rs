@@ -665,6 +665,28 @@ mod tests {
         assert_eq!(back.snapshot().details["ticks"], 4, "not ticked again");
     }
 
+    #[test]
+    fn the_common_tick_and_the_general_one_agree() {
+        // A recorded run ticks on the general path every time; the other on the common one.
+        for battery in [100, 15] {
+            let (mut plain, mut general) = (rover(battery), rover(battery));
+            BehaviorTree::watched(&mut general, true);
+            for tick in 0..8 {
+                let (a, b) = (plain.tick(), general.tick());
+                assert_eq!(format!("{a:?}"), format!("{b:?}"), "tick {tick}");
+                assert_eq!(plain.state(), general.state(), "tick {tick}");
+                assert_eq!(plain.status(), general.status(), "tick {tick}");
+                assert_eq!(
+                    plain.snapshot().details["ticks"],
+                    general.snapshot().details["ticks"],
+                    "tick {tick}"
+                );
+                advance(50);
+            }
+            assert!(plain.status().is_done(), "battery {battery}: the run ended");
+        }
+    }
+
     /// Pings on every other run, and runs forever.
     #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
     struct Beacon {
