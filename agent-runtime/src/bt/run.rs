@@ -20,7 +20,9 @@ use crate::instruction::Instruction;
 pub struct TreeRun<T> {
     /// The nodes' progress, shaped like the tree.
     pub nodes: T,
-    /// What the last tick returned; `None` before the first.
+    /// What the last tick returned; `None` before the first. Written by the ticks: changing it
+    /// by hand changes what the snapshot reports, not whether the next tick runs (a finished
+    /// run is known by its own flag; [`Agent::restart`](crate::Agent::restart) starts over).
     pub status: Option<Status>,
     /// How many ticks ran.
     pub ticks: u64,

@@ -2,7 +2,7 @@
 //!
 //! A plugin brings a slice of state (created by [`Plugin::mount`] from its configuration and
 //! kept in the agent's checkpoint under [`Plugin::STATE_KEY`]), routes from signal patterns to
-//! its own actions (at [`priority::PLUGIN`](crate::route::priority::PLUGIN), below the agent's
+//! its own actions (at [`priority::PLUGIN`], below the agent's
 //! and the strategy's routes), a pre-routing hook that may rewrite or refuse each incoming
 //! signal, and an outbound hook that sees every signal the agent emits.
 //!
