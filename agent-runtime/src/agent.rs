@@ -188,32 +188,28 @@ fn plugin_aware_cmd<S: AgentSpec>(
     out
 }
 
+/// A strategy call (`call` names it in a panic's error), with a panic caught and the agent
+/// put back unless the strategy catches its own.
+#[inline(always)]
+fn strategy_call<S: AgentSpec>(
+    agent: &mut Agent<S>,
+    call: &str,
+    f: impl FnOnce(&mut Agent<S>) -> Vec<Directive>,
+) -> Vec<Directive> {
+    if <S::Strategy as Strategy<S>>::CATCHES_PANICS {
+        f(agent)
+    } else {
+        crate::isolation::isolated(agent, call, f)
+    }
+}
+
 /// `Strategy::cmd`, with a panic caught unless the strategy catches its own.
 #[inline]
 fn strategy_cmd<S: AgentSpec>(
     agent: &mut Agent<S>,
     instructions: Vec<Instruction>,
 ) -> Vec<Directive> {
-    if <S::Strategy as Strategy<S>>::CATCHES_PANICS {
-        S::Strategy::cmd(agent, instructions)
-    } else {
-        crate::isolation::isolated(agent, "cmd", |agent| S::Strategy::cmd(agent, instructions))
-    }
-}
-
-/// [`Strategy::cmd_llm_reply`] with the same panic isolation as [`strategy_cmd`].
-fn strategy_llm_reply<S: AgentSpec>(
-    agent: &mut Agent<S>,
-    instruction: Instruction,
-    reply: LlmReply,
-) -> Vec<Directive> {
-    if <S::Strategy as Strategy<S>>::CATCHES_PANICS {
-        S::Strategy::cmd_llm_reply(agent, instruction, reply)
-    } else {
-        crate::isolation::isolated(agent, "cmd", |agent| {
-            S::Strategy::cmd_llm_reply(agent, instruction, reply)
-        })
-    }
+    strategy_call(agent, "cmd", |agent| S::Strategy::cmd(agent, instructions))
 }
 
 /// A running agent: id, typed state and strategy state.
@@ -392,11 +388,7 @@ impl<S: AgentSpec> Agent<S> {
 
     #[inline]
     fn tick_strategy(&mut self) -> Vec<Directive> {
-        if <S::Strategy as Strategy<S>>::CATCHES_PANICS {
-            S::Strategy::tick(self)
-        } else {
-            crate::isolation::isolated(self, "tick", S::Strategy::tick)
-        }
+        strategy_call(self, "tick", S::Strategy::tick)
     }
 
     /// Starts a finished run over, instead of replacing the strategy's state by hand; the
@@ -502,7 +494,9 @@ impl<S: AgentSpec> Agent<S> {
             && stack.action(crate::ai::LLM_RESPONSE).is_none()
             && let Some(instruction) = instructions.pop()
         {
-            let out = strategy_llm_reply(self, instruction, reply);
+            let out = strategy_call(self, "cmd", |agent| {
+                S::Strategy::cmd_llm_reply(agent, instruction, reply)
+            });
             return self.outbound(out);
         }
         signal.data = reply.to_json();

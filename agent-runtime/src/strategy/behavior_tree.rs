@@ -94,9 +94,6 @@ struct Tick<'a, S, T> {
 
 impl<S, T: NodeState> TreeVisitor<S, T> for Tick<'_, S, T> {
     type Output = TreeStatus;
-    // Inlined into `tick`: called out of line, the visitor (four pointers) is passed through
-    // memory and read back with wider loads than it was written with, a store-forwarding
-    // stall that cost a third of a small tree's tick.
     #[inline(always)]
     fn visit<N: Node<S, State = T>>(self, tree: &N) -> TreeStatus {
         self.run.tick_observed(
@@ -156,34 +153,6 @@ impl<S, T: NodeState> TreeVisitor<S, T> for Record<'_, T> {
     }
 }
 
-/// One tick of the agent's tree; `debug`: DEBUG is on (the caller read the level).
-#[inline(always)]
-fn tick_tree<S>(agent: &mut Agent<S>, debug: bool) -> Vec<Directive>
-where
-    S: AgentSpec<Strategy = BehaviorTree> + TreeAgent,
-{
-    let (agent_id, state, bt) = agent.parts_with_id();
-    let mut out = Vec::new();
-    S::with_tree(Tick {
-        agent_id,
-        run: &mut bt.run,
-        state,
-        clock: S::now,
-        out: &mut out,
-        debug,
-    });
-    // Nothing emitted (most ticks): a fresh empty list, written as constants. Copying the
-    // local list out would read its fields, stored one by one a few cycles before, back with
-    // one wider load: a failed store forward (~15 cycles) on every tick. Only `emit` writes
-    // the list (it only pushes), so no capacity means nothing emitted and nothing to free:
-    // forgetting it spares the drop's own test.
-    if out.capacity() == 0 {
-        std::mem::forget(out);
-        return Vec::new();
-    }
-    out
-}
-
 /// Any tick but the common one, out of line: a finished run (nothing to do), DEBUG on (the
 /// tick runs inside a span naming the agent), a recorded run or one with an inbox to clear.
 #[cold]
@@ -208,7 +177,17 @@ where
         tracing::Span::none()
     };
     let _entered = span.enter();
-    tick_tree(agent, debug)
+    let (agent_id, state, bt) = agent.parts_with_id();
+    let mut out = Vec::new();
+    S::with_tree(Tick {
+        agent_id,
+        run: &mut bt.run,
+        state,
+        clock: S::now,
+        out: &mut out,
+        debug,
+    });
+    out
 }
 
 struct PlainTick<'a, S, T> {
@@ -220,6 +199,9 @@ struct PlainTick<'a, S, T> {
 
 impl<S, T: NodeState> TreeVisitor<S, T> for PlainTick<'_, S, T> {
     type Output = TreeStatus;
+    // Inlined into `tick`: called out of line, the visitor (four pointers) is passed through
+    // memory and read back with wider loads than it was written with, a store-forwarding
+    // stall that cost a third of a small tree's tick.
     #[inline(always)]
     fn visit<N: Node<S, State = T>>(self, tree: &N) -> TreeStatus {
         self.run
