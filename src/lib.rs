@@ -117,8 +117,8 @@ pub mod prelude {
     pub use agent_runtime::bt::Params;
     pub use agent_runtime::server::{AgentServer, ErrorPolicy, Options};
     pub use agent_runtime::{
-        Action, ActionError, Agent, AgentSpec, BehaviorTree, Direct, Directive, Fsm, Instruction,
-        NoParams, Outcome, Runner, Signal, Snapshot, Status,
+        Action, ActionError, Agent, AgentSpec, BehaviorTree, Direct, Directive, Directives, Fsm,
+        Instruction, NoParams, Outcome, Runner, Signal, Snapshot, Status,
     };
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};

@@ -96,7 +96,7 @@ async fn a_thousand_ticks_of_a_generated_tree_allocate_nothing() {
     let mut allocations = 0;
     let mut bytes = 0;
     for _ in 0..1_000 {
-        let mut directives = Vec::new();
+        let mut directives = Directives::new();
         let mut status = Status::Idle;
         let info = allocation_counter::measure(|| {
             directives = agent.tick();

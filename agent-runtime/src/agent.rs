@@ -380,10 +380,16 @@ impl<S: AgentSpec> Agent<S> {
     }
 
     /// Advances a strategy that reported `Running`.
+    ///
+    /// The directives come back as [`Directives`](crate::Directives), as a typed FSM command's
+    /// do: one pointer, null when the tick emitted nothing (most ticks), so a loop that ticks
+    /// and reads the [`status`](Agent::status) passes no list around. It derefs to a slice
+    /// (`len`, `is_empty`, `iter`, indexing), iterates by value, and
+    /// [`into_vec`](crate::Directives::into_vec) gives the `Vec`.
     #[inline]
-    pub fn tick(&mut self) -> Vec<Directive> {
+    pub fn tick(&mut self) -> crate::Directives {
         let out = self.tick_strategy();
-        self.outbound(out)
+        self.outbound(out).into()
     }
 
     #[inline]
@@ -981,7 +987,7 @@ impl<S: AgentSpec> DynAgent for Agent<S> {
         Agent::handle_llm_reply_with(self, router, signal, reply)
     }
     fn tick(&mut self) -> Vec<Directive> {
-        Agent::tick(self)
+        Agent::tick(self).into_vec()
     }
     fn snapshot(&self) -> Snapshot {
         Agent::snapshot(self)

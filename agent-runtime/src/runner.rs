@@ -64,8 +64,9 @@ impl Runner {
     pub async fn settle<S: AgentSpec>(
         &self,
         agent: &mut Agent<S>,
-        directives: Vec<Directive>,
+        directives: impl Into<Vec<Directive>>,
     ) -> Vec<Directive> {
+        let directives = directives.into();
         let mut out = Vec::new();
         let mut running = FuturesUnordered::new();
         // The abort handle of each running instruction, by id, in start order.

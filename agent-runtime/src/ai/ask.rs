@@ -153,8 +153,9 @@ impl AiRunner {
     pub async fn settle<S: AgentSpec>(
         &self,
         agent: &mut Agent<S>,
-        directives: Vec<Directive>,
+        directives: impl Into<Vec<Directive>>,
     ) -> Vec<Directive> {
+        let directives = directives.into();
         let mut out = Vec::new();
         let mut pending = directives;
         loop {

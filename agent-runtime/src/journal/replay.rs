@@ -295,7 +295,7 @@ impl<'j, S: AgentSpec> Replayer<'j, S> {
         let run = catch_unwind(AssertUnwindSafe(|| match &step.input {
             Input::Init => agent.init(),
             Input::Signal { signal, .. } => agent.handle_signal_with(router, signal),
-            Input::Tick => agent.tick(),
+            Input::Tick => agent.tick().into_vec(),
             Input::Completion {
                 instruction,
                 outcome,
