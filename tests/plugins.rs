@@ -370,3 +370,50 @@ async fn in_the_server_tokens_count_against_the_quota_with_nobody_subscribed() {
     let refusal = second_request_refused(&server).await;
     assert_eq!(refusal.data["reason"], "quota_exceeded");
 }
+
+/// Beeps every other tick: a tree whose ticks sometimes emit.
+#[agent(strategy = BehaviorTree, tree = Beeping, plugins = [custom(audit::Audit) { level = "tick", limit = 1 }])]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Beeper {
+    ticks: u32,
+}
+
+bt! {
+    for Beeper
+    behavior Beeping { action beep }
+}
+
+/// Emits `beeper.beep` on odd ticks; runs on.
+#[action]
+fn beep(beeper: &mut Beeper) -> Outcome {
+    beeper.ticks += 1;
+    let outcome = Outcome::new().in_progress();
+    if beeper.ticks % 2 == 1 {
+        let data = json!({ "tick": beeper.ticks });
+        outcome.directive(Directive::Emit(Signal::new("beeper.beep", data)))
+    } else {
+        outcome
+    }
+}
+
+#[test]
+fn outbound_hooks_see_what_a_tick_emits_and_a_quiet_tick_returns_nothing() {
+    let mut beeper = Beeper::new();
+    let first = beeper.tick();
+    let beep = emitted(&first, "beeper.beep").expect("the first tick beeps");
+    assert_eq!(
+        beep.data,
+        json!({"tick": 1, "level": "tick"}),
+        "stamped by the hook"
+    );
+    assert_eq!(first.len(), 1);
+    let quiet = beeper.tick();
+    assert!(quiet.is_empty(), "{quiet:?}");
+    let third: Vec<Directive> = beeper.tick().into_vec();
+    assert!(emitted(&third, "beeper.beep").is_some());
+    assert_eq!(
+        beeper.plugin_state::<audit::Audit>(),
+        Some(&2),
+        "the hook saw each emitted signal once, none on the quiet tick"
+    );
+}

@@ -389,7 +389,18 @@ impl<S: AgentSpec> Agent<S> {
     #[inline]
     pub fn tick(&mut self) -> crate::Directives {
         let out = self.tick_strategy();
-        self.outbound(out).into()
+        if out.is_empty() {
+            return crate::Directives::new();
+        }
+        self.outbound_boxed(out)
+    }
+
+    /// [`outbound`](Agent::outbound) of a non-empty list, boxed as [`Directives`](crate::Directives),
+    /// out of line: the common empty tick's result is then a constant, not a list in memory.
+    #[inline(never)]
+    fn outbound_boxed(&mut self, mut directives: Vec<Directive>) -> crate::Directives {
+        self.outbound_hooks(&mut directives);
+        directives.into()
     }
 
     #[inline]
