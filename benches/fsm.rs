@@ -41,7 +41,8 @@
 
 use std::hint::black_box;
 
-use criterion::{Criterion, Throughput};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion, Throughput};
 use stratagem::prelude::*;
 
 #[path = "profile.rs"]
@@ -693,16 +694,11 @@ fn with_actions(c: &mut Criterion) {
     group.finish();
 }
 
-/// The mixed stream (three in four events refused), through the typed API as a device loop
-/// drives it: each event's result is looked at (accepted or not), nothing else.
-fn mixed(c: &mut Criterion) {
-    let (seq, refused) = mixed_sequence();
-    assert!(refused * 10 >= seq.len() * 7, "at least 70% refused");
-    let mut group = c.benchmark_group("fsm/mixed");
-    group.throughput(Throughput::Elements(EVENTS as u64));
-
+/// Ours through the typed API and the hand-written `match` on `seq`, as a device loop drives
+/// a machine: each event's result is looked at (accepted or not), nothing else.
+fn ours_and_hand_written(group: &mut BenchmarkGroup<'_, WallTime>, name: &str, seq: &[E]) {
     let events: Vec<ours::CdEvent> = seq.iter().copied().map(ours::event).collect();
-    bench(&mut group, "fsm/mixed", "stratagem", |b| {
+    bench(group, name, "stratagem", |b| {
         let mut agent = ours::Cd::new();
         agent.init();
         black_box(&mut agent);
@@ -713,11 +709,11 @@ fn mixed(c: &mut Criterion) {
             }
         });
     });
-    bench(&mut group, "fsm/mixed", "hand_written", |b| {
+    bench(group, name, "hand_written", |b| {
         let mut state = hand::State::Empty;
         black_box(&mut state);
         b.iter(|| {
-            for &e in &seq {
+            for &e in seq {
                 let next = hand::next(state, black_box(e));
                 if let Some(to) = next {
                     state = to;
@@ -726,6 +722,17 @@ fn mixed(c: &mut Criterion) {
             }
         });
     });
+}
+
+/// The mixed stream (three in four events refused), through the typed API as a device loop
+/// drives it: each event's result is looked at (accepted or not), nothing else.
+fn mixed(c: &mut Criterion) {
+    let (seq, refused) = mixed_sequence();
+    assert!(refused * 10 >= seq.len() * 7, "at least 70% refused");
+    let mut group = c.benchmark_group("fsm/mixed");
+    group.throughput(Throughput::Elements(EVENTS as u64));
+
+    ours_and_hand_written(&mut group, "fsm/mixed", &seq);
     bench(&mut group, "fsm/mixed", "statig", |b| {
         use statig::prelude::*;
         let mut machine = with_statig::Player::default().state_machine();
@@ -766,38 +773,14 @@ fn mixed(c: &mut Criterion) {
     // the code lies in memory: the same hand-written loop measures 1.0 µs in one build and
     // 2.3 µs in another (BENCHMARKS.md, tenth pass). A stream this long cannot be learned, so
     // each implementation pays what its branches cost on input it cannot foresee, as a device
-    // does, and the ratio follows the instructions per event more closely.
+    // does.
     let (long, refused) =
         stratagem_benches::device_stream(&ALL, hand::State::Empty, LONG_EVENTS, hand::next);
     assert!(refused * 10 >= long.len() * 7, "at least 70% refused");
     let mut group = c.benchmark_group("fsm/mixed_long");
     group.throughput(Throughput::Elements(LONG_EVENTS as u64));
     group.sample_size(20);
-    let events: Vec<ours::CdEvent> = long.iter().copied().map(ours::event).collect();
-    bench(&mut group, "fsm/mixed_long", "stratagem", |b| {
-        let mut agent = ours::Cd::new();
-        agent.init();
-        black_box(&mut agent);
-        b.iter(|| {
-            for &e in &events {
-                let accepted = agent.cmd(black_box(e)).is_ok();
-                black_box(accepted);
-            }
-        });
-    });
-    bench(&mut group, "fsm/mixed_long", "hand_written", |b| {
-        let mut state = hand::State::Empty;
-        black_box(&mut state);
-        b.iter(|| {
-            for &e in &long {
-                let next = hand::next(state, black_box(e));
-                if let Some(to) = next {
-                    state = to;
-                }
-                black_box(next.is_some());
-            }
-        });
-    });
+    ours_and_hand_written(&mut group, "fsm/mixed_long", &long);
     group.finish();
 
     let mut group = c.benchmark_group("fsm/mixed_with_actions");
