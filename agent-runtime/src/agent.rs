@@ -395,8 +395,9 @@ impl<S: AgentSpec> Agent<S> {
         self.outbound_boxed(out)
     }
 
-    /// [`outbound`](Agent::outbound) of a non-empty list, boxed as [`Directives`](crate::Directives),
-    /// out of line: the common empty tick's result is then a constant, not a list in memory.
+    /// [`outbound`](Agent::outbound) of a non-empty list, boxed as
+    /// [`Directives`](crate::Directives), out of line: the common empty tick's result is then
+    /// a constant, not a list in memory.
     #[inline(never)]
     fn outbound_boxed(&mut self, mut directives: Vec<Directive>) -> crate::Directives {
         self.outbound_hooks(&mut directives);

@@ -102,7 +102,7 @@ fn traced_cmd<S: AiAgent + AgentSpec>(
     for instruction in &instructions {
         trace::ai_step(S::NAME, id, "received", &instruction.action);
     }
-    // Traced, the step is heard: the host gives no word then, and none is taken.
+    // Traced, the step is heard: the host gives no word then, and one taken is ignored.
     let out = machine::cmd(id, state, ai, instructions, kind, false);
     for directive in &out {
         match directive {

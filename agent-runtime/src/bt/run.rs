@@ -26,7 +26,10 @@ pub struct TreeRun<T> {
     pub status: Option<Status>,
     /// How many ticks ran.
     pub ticks: u64,
-    /// Async completions waiting for their leaves, and the instruction id counter.
+    /// Async completions waiting for their leaves, and the instruction id counter. Fill it
+    /// through [`complete`](TreeRun::complete) and [`answer`](TreeRun::answer): they mark the
+    /// run so that the next tick clears what no leaf took. An entry pushed by hand is still
+    /// taken by its leaf, but a stale one stays until such a tick.
     #[serde(default)]
     pub inbox: Inbox,
     /// Each node's last status, while recording ([`record`](TreeRun::record)); never saved.

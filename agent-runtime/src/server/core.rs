@@ -571,8 +571,8 @@ impl Core {
     }
 
     /// Whether nobody can hear the informational AI events of a step without journal and
-    /// watchers (`DynAgent::set_unheard`): no caller waits for its directives (`record`), no subscriber,
-    /// parent or transport gets what it publishes, no debug trace lists it.
+    /// watchers (`DynAgent::set_unheard`): no caller waits for its directives (`record`), no
+    /// subscriber, parent or transport gets what it publishes, no debug trace lists it.
     fn unheard(&self, record: bool) -> bool {
         !record
             && self.parent.is_none()
