@@ -7,11 +7,13 @@ use super::{Children, Ctx, Node, NodeKind, Status, Visit};
 /// Halt every child (`usize::MAX` is never a child index).
 const ALL: usize = usize::MAX;
 
-/// Progress of a sequence or selector: whether it runs and, with memory, the running child.
+/// Progress of a sequence or selector: with memory, the child to resume at.
+///
+/// Whether the node runs is not stored: it runs exactly when a child does (the one at
+/// `current` with memory, any for a reactive node), so a tick writes one field fewer per
+/// composite and the two can never disagree, even in a hand-edited checkpoint.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CompositeState<C> {
-    /// Whether the node is running.
-    pub running: bool,
     /// The child to resume at (always 0 for reactive nodes).
     pub current: usize,
     /// The children's progress.
@@ -30,17 +32,14 @@ fn tick_with_memory<S, C: Children<S>>(
     match children.tick_while(state.current, 1, go_on, &mut state.children, ctx) {
         Some((i, Status::Running)) => {
             state.current = i;
-            state.running = true;
             Status::Running
         }
         Some((_, decided)) => {
             state.current = 0;
-            state.running = false;
             decided
         }
         None => {
             state.current = 0;
-            state.running = false;
             go_on
         }
     }
@@ -58,18 +57,13 @@ fn tick_reactive<S, C: Children<S>>(
     match children.tick_while(0, 1, go_on, &mut state.children, ctx) {
         Some((i, Status::Running)) => {
             children.halt_except(i, &mut state.children, ctx);
-            state.running = true;
             Status::Running
         }
         Some((_, decided)) => {
             children.halt_except(ALL, &mut state.children, ctx);
-            state.running = false;
             decided
         }
-        None => {
-            state.running = false;
-            go_on
-        }
+        None => go_on,
     }
 }
 
@@ -79,16 +73,25 @@ fn halt_composite<S, C: Children<S>>(
     state: &mut CompositeState<C::State>,
     ctx: &mut Ctx<'_, S>,
 ) {
-    if !state.running {
-        return;
-    }
+    // Only running children are halted (`halt_except` asks each).
     children.halt_except(ALL, &mut state.children, ctx);
     state.current = 0;
-    state.running = false;
+}
+
+/// Whether a sequence or selector with memory runs: the child it resumes at does.
+#[inline]
+fn running_with_memory<S, C: Children<S>>(children: &C, state: &CompositeState<C::State>) -> bool {
+    children.is_running(state.current, &state.children)
+}
+
+/// Whether a reactive node runs: one of its children does (it halts the others).
+#[inline]
+fn running_reactive<S, C: Children<S>>(children: &C, state: &CompositeState<C::State>) -> bool {
+    children.any_running(&state.children)
 }
 
 macro_rules! composite {
-    ($(#[$doc:meta])* $name:ident, $tick:ident, $go_on:expr, $kind:expr) => {
+    ($(#[$doc:meta])* $name:ident, $tick:ident, $running:ident, $go_on:expr, $kind:expr) => {
         $(#[$doc])*
         #[derive(Debug, Clone, Copy, Default)]
         pub struct $name<C> {
@@ -118,7 +121,7 @@ macro_rules! composite {
 
             #[inline]
             fn is_running(&self, state: &Self::State) -> bool {
-                state.running
+                $running(&self.children, state)
             }
 
             fn kind(&self) -> NodeKind<'_> {
@@ -126,7 +129,7 @@ macro_rules! composite {
             }
 
             fn visit(&self, state: &Self::State, depth: usize, f: &mut dyn FnMut(Visit<'_>)) {
-                f(Visit { depth, kind: $kind, running: state.running });
+                f(Visit { depth, kind: $kind, running: $running(&self.children, state) });
                 self.children.visit(&state.children, depth + 1, f);
             }
         }
@@ -136,22 +139,22 @@ macro_rules! composite {
 composite!(
     /// `sequence`: ticks children in order until one fails; remembers the running child and
     /// resumes there on the next tick (earlier children are not ticked again).
-    Sequence, tick_with_memory, Status::Success, NodeKind::Sequence
+    Sequence, tick_with_memory, running_with_memory, Status::Success, NodeKind::Sequence
 );
 composite!(
     /// `reactive_sequence`: ticks children from the first every tick, so earlier conditions are
     /// re-checked; one failing halts a running later child.
-    ReactiveSequence, tick_reactive, Status::Success, NodeKind::ReactiveSequence
+    ReactiveSequence, tick_reactive, running_reactive, Status::Success, NodeKind::ReactiveSequence
 );
 composite!(
     /// `selector` (fallback): ticks children in order until one succeeds; remembers the running
     /// child.
-    Selector, tick_with_memory, Status::Failure, NodeKind::Selector
+    Selector, tick_with_memory, running_with_memory, Status::Failure, NodeKind::Selector
 );
 composite!(
     /// `reactive_selector`: ticks children from the first every tick; an earlier child that
     /// succeeds or runs halts a running later child.
-    ReactiveSelector, tick_reactive, Status::Failure, NodeKind::ReactiveSelector
+    ReactiveSelector, tick_reactive, running_reactive, Status::Failure, NodeKind::ReactiveSelector
 );
 
 /// `parallel(success = N, failure = M)`: ticks every unfinished child each tick, in order, and

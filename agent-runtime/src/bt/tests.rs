@@ -585,6 +585,43 @@ fn the_run_renders_and_round_trips_through_json() {
 }
 
 #[test]
+fn a_composite_runs_exactly_when_a_child_does_and_an_old_checkpoint_still_loads() {
+    let tree = Sequence::new(nodes![
+        Probe(0),
+        ReactiveSelector::new(nodes![Probe(1), Probe(2)])
+    ]);
+    let mut h = Harness::new(tree);
+    assert!(!h.tree.is_running(&h.run.nodes));
+    h.board.set(1, Failure);
+    h.board.set(2, Running);
+    assert_eq!(h.tick(), Running);
+    assert!(
+        h.tree.is_running(&h.run.nodes),
+        "the sequence resumes at a running child"
+    );
+    assert_eq!(
+        h.run.running_path(&h.tree),
+        "sequence > reactive_selector > probe"
+    );
+    // A checkpoint from before the flag was derived: its `running` fields are ignored, and the
+    // one that disagrees with the children (`false` over a running child) cannot mislead.
+    let mut json = serde_json::to_value(&h.run).unwrap();
+    json["nodes"]["running"] = json!(false);
+    json["nodes"]["children"][1][0]["node"]["running"] = json!(true);
+    let back: TreeRun<_> = serde_json::from_value(json).unwrap();
+    h.run = back;
+    assert!(h.tree.is_running(&h.run.nodes));
+    h.halt();
+    assert_eq!(
+        h.board.halts,
+        [0, 0, 1, 0, 0, 0, 0, 0],
+        "the running probe halted once"
+    );
+    assert!(!h.tree.is_running(&h.run.nodes));
+    assert_eq!(h.run.running_path(&h.tree), "");
+}
+
+#[test]
 fn durations_display_in_the_language_syntax() {
     let show = |ms| DisplayDuration(Duration::from_millis(ms)).to_string();
     assert_eq!(show(0), "0ms");
