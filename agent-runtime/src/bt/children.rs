@@ -50,11 +50,6 @@ pub trait Children<S> {
     /// Whether child `i` is running.
     fn is_running(&self, i: usize, state: &Self::State) -> bool;
 
-    /// Whether any child is running.
-    fn any_running(&self, state: &Self::State) -> bool {
-        (0..Self::LEN).any(|i| self.is_running(i, state))
-    }
-
     /// How child `i` completed in the current activation, if it did.
     fn done(&self, i: usize, state: &Self::State) -> Option<Status>;
 
@@ -89,9 +84,6 @@ impl<S> Children<S> for () {
     }
     fn halt_except(&self, _: usize, _: &mut (), _: &mut Ctx<'_, S>) {}
     fn is_running(&self, _: usize, _: &()) -> bool {
-        false
-    }
-    fn any_running(&self, _: &()) -> bool {
         false
     }
     fn done(&self, _: usize, _: &()) -> Option<Status> {
@@ -154,11 +146,6 @@ impl<S, H: Node<S>, T: Children<S>> Children<S> for (H, T) {
         } else {
             self.1.is_running(i - 1, &state.1)
         }
-    }
-
-    #[inline]
-    fn any_running(&self, state: &Self::State) -> bool {
-        self.0.is_running(&state.0.node) || self.1.any_running(&state.1)
     }
 
     #[inline]
@@ -251,11 +238,6 @@ impl<S, L: Children<S>, R: Children<S>> Children<S> for Join<L, R> {
         } else {
             self.1.is_running(i - L::LEN, &state.1)
         }
-    }
-
-    #[inline]
-    fn any_running(&self, state: &Self::State) -> bool {
-        self.0.any_running(&state.0) || self.1.any_running(&state.1)
     }
 
     #[inline]

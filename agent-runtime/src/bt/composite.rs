@@ -7,13 +7,17 @@ use super::{Children, Ctx, Node, NodeKind, Status, Visit};
 /// Halt every child (`usize::MAX` is never a child index).
 const ALL: usize = usize::MAX;
 
-/// Progress of a sequence or selector: with memory, the child to resume at.
+/// Progress of a sequence or selector.
 ///
-/// Whether the node runs is not stored: it runs exactly when a child does (the one at
-/// `current` with memory, any for a reactive node), so a tick writes one field fewer per
-/// composite and the two can never disagree, even in a hand-edited checkpoint.
+/// A node with memory (`sequence`, `selector`) runs exactly when the child at `current` does,
+/// so that is not stored: its `running` stays `false`, and a tick writes one field fewer per
+/// such node. A reactive node keeps `running`: it does not remember which child runs, and
+/// asking every child would walk its whole subtree each time.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CompositeState<C> {
+    /// Whether a reactive node is running. Always `false` for a node with memory (ignored when
+    /// restored), which asks the child at `current` instead.
+    pub running: bool,
     /// The child to resume at (always 0 for reactive nodes).
     pub current: usize,
     /// The children's progress.
@@ -57,25 +61,44 @@ fn tick_reactive<S, C: Children<S>>(
     match children.tick_while(0, 1, go_on, &mut state.children, ctx) {
         Some((i, Status::Running)) => {
             children.halt_except(i, &mut state.children, ctx);
+            state.running = true;
             Status::Running
         }
         Some((_, decided)) => {
             children.halt_except(ALL, &mut state.children, ctx);
+            state.running = false;
             decided
         }
-        None => go_on,
+        None => {
+            state.running = false;
+            go_on
+        }
     }
 }
 
+/// Halts a sequence or selector with memory: the running child, if any, is at `current`
+/// (`halt_except` asks each child, so only it halts).
 #[inline]
-fn halt_composite<S, C: Children<S>>(
+fn halt_with_memory<S, C: Children<S>>(
     children: &C,
     state: &mut CompositeState<C::State>,
     ctx: &mut Ctx<'_, S>,
 ) {
-    // Only running children are halted (`halt_except` asks each).
     children.halt_except(ALL, &mut state.children, ctx);
     state.current = 0;
+}
+
+#[inline]
+fn halt_reactive<S, C: Children<S>>(
+    children: &C,
+    state: &mut CompositeState<C::State>,
+    ctx: &mut Ctx<'_, S>,
+) {
+    if !state.running {
+        return;
+    }
+    children.halt_except(ALL, &mut state.children, ctx);
+    state.running = false;
 }
 
 /// Whether a sequence or selector with memory runs: the child it resumes at does.
@@ -84,14 +107,17 @@ fn running_with_memory<S, C: Children<S>>(children: &C, state: &CompositeState<C
     children.is_running(state.current, &state.children)
 }
 
-/// Whether a reactive node runs: one of its children does (it halts the others).
+/// Whether a reactive node runs: its own flag.
 #[inline]
-fn running_reactive<S, C: Children<S>>(children: &C, state: &CompositeState<C::State>) -> bool {
-    children.any_running(&state.children)
+fn running_reactive<S, C: Children<S>>(_: &C, state: &CompositeState<C::State>) -> bool {
+    state.running
 }
 
 macro_rules! composite {
-    ($(#[$doc:meta])* $name:ident, $tick:ident, $running:ident, $go_on:expr, $kind:expr) => {
+    (
+        $(#[$doc:meta])* $name:ident, $tick:ident, $halt:ident, $running:ident, $go_on:expr,
+        $kind:expr
+    ) => {
         $(#[$doc])*
         #[derive(Debug, Clone, Copy, Default)]
         pub struct $name<C> {
@@ -116,7 +142,7 @@ macro_rules! composite {
 
             #[inline]
             fn halt(&self, state: &mut Self::State, ctx: &mut Ctx<'_, S>) {
-                halt_composite(&self.children, state, ctx)
+                $halt(&self.children, state, ctx)
             }
 
             #[inline]
@@ -139,22 +165,22 @@ macro_rules! composite {
 composite!(
     /// `sequence`: ticks children in order until one fails; remembers the running child and
     /// resumes there on the next tick (earlier children are not ticked again).
-    Sequence, tick_with_memory, running_with_memory, Status::Success, NodeKind::Sequence
+    Sequence, tick_with_memory, halt_with_memory, running_with_memory, Status::Success, NodeKind::Sequence
 );
 composite!(
     /// `reactive_sequence`: ticks children from the first every tick, so earlier conditions are
     /// re-checked; one failing halts a running later child.
-    ReactiveSequence, tick_reactive, running_reactive, Status::Success, NodeKind::ReactiveSequence
+    ReactiveSequence, tick_reactive, halt_reactive, running_reactive, Status::Success, NodeKind::ReactiveSequence
 );
 composite!(
     /// `selector` (fallback): ticks children in order until one succeeds; remembers the running
     /// child.
-    Selector, tick_with_memory, running_with_memory, Status::Failure, NodeKind::Selector
+    Selector, tick_with_memory, halt_with_memory, running_with_memory, Status::Failure, NodeKind::Selector
 );
 composite!(
     /// `reactive_selector`: ticks children from the first every tick; an earlier child that
     /// succeeds or runs halts a running later child.
-    ReactiveSelector, tick_reactive, running_reactive, Status::Failure, NodeKind::ReactiveSelector
+    ReactiveSelector, tick_reactive, halt_reactive, running_reactive, Status::Failure, NodeKind::ReactiveSelector
 );
 
 /// `parallel(success = N, failure = M)`: ticks every unfinished child each tick, in order, and

@@ -585,7 +585,7 @@ fn the_run_renders_and_round_trips_through_json() {
 }
 
 #[test]
-fn a_composite_runs_exactly_when_a_child_does_and_an_old_checkpoint_still_loads() {
+fn a_sequence_runs_exactly_when_its_current_child_does_whatever_its_stored_flag_says() {
     let tree = Sequence::new(nodes![
         Probe(0),
         ReactiveSelector::new(nodes![Probe(1), Probe(2)])
@@ -599,18 +599,26 @@ fn a_composite_runs_exactly_when_a_child_does_and_an_old_checkpoint_still_loads(
         h.tree.is_running(&h.run.nodes),
         "the sequence resumes at a running child"
     );
+    let json = serde_json::to_value(&h.run).unwrap();
+    assert_eq!(
+        json["nodes"]["running"],
+        json!(false),
+        "not stored with memory"
+    );
+    assert_eq!(
+        json["nodes"]["children"][1][0]["node"]["running"],
+        json!(true)
+    );
+    // A checkpoint written when sequences stored the flag, here one that disagrees with the
+    // children (`false` over a running child): the sequence asks its child instead.
+    let mut json = json;
+    json["nodes"]["running"] = json!(false);
+    json["nodes"]["current"] = json!(1);
+    h.run = serde_json::from_value(json).unwrap();
     assert_eq!(
         h.run.running_path(&h.tree),
         "sequence > reactive_selector > probe"
     );
-    // A checkpoint from before the flag was derived: its `running` fields are ignored, and the
-    // one that disagrees with the children (`false` over a running child) cannot mislead.
-    let mut json = serde_json::to_value(&h.run).unwrap();
-    json["nodes"]["running"] = json!(false);
-    json["nodes"]["children"][1][0]["node"]["running"] = json!(true);
-    let back: TreeRun<_> = serde_json::from_value(json).unwrap();
-    h.run = back;
-    assert!(h.tree.is_running(&h.run.nodes));
     h.halt();
     assert_eq!(
         h.board.halts,
@@ -619,6 +627,11 @@ fn a_composite_runs_exactly_when_a_child_does_and_an_old_checkpoint_still_loads(
     );
     assert!(!h.tree.is_running(&h.run.nodes));
     assert_eq!(h.run.running_path(&h.tree), "");
+    // Stored `true` over children that do not run: still not running.
+    let mut json = serde_json::to_value(&h.run).unwrap();
+    json["nodes"]["running"] = json!(true);
+    h.run = serde_json::from_value(json).unwrap();
+    assert!(!h.tree.is_running(&h.run.nodes));
 }
 
 #[test]
