@@ -165,22 +165,26 @@ macro_rules! composite {
 composite!(
     /// `sequence`: ticks children in order until one fails; remembers the running child and
     /// resumes there on the next tick (earlier children are not ticked again).
-    Sequence, tick_with_memory, halt_with_memory, running_with_memory, Status::Success, NodeKind::Sequence
+    Sequence, tick_with_memory, halt_with_memory, running_with_memory,
+    Status::Success, NodeKind::Sequence
 );
 composite!(
     /// `reactive_sequence`: ticks children from the first every tick, so earlier conditions are
     /// re-checked; one failing halts a running later child.
-    ReactiveSequence, tick_reactive, halt_reactive, running_reactive, Status::Success, NodeKind::ReactiveSequence
+    ReactiveSequence, tick_reactive, halt_reactive, running_reactive,
+    Status::Success, NodeKind::ReactiveSequence
 );
 composite!(
     /// `selector` (fallback): ticks children in order until one succeeds; remembers the running
     /// child.
-    Selector, tick_with_memory, halt_with_memory, running_with_memory, Status::Failure, NodeKind::Selector
+    Selector, tick_with_memory, halt_with_memory, running_with_memory,
+    Status::Failure, NodeKind::Selector
 );
 composite!(
     /// `reactive_selector`: ticks children from the first every tick; an earlier child that
     /// succeeds or runs halts a running later child.
-    ReactiveSelector, tick_reactive, halt_reactive, running_reactive, Status::Failure, NodeKind::ReactiveSelector
+    ReactiveSelector, tick_reactive, halt_reactive, running_reactive,
+    Status::Failure, NodeKind::ReactiveSelector
 );
 
 /// `parallel(success = N, failure = M)`: ticks every unfinished child each tick, in order, and
