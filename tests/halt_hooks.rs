@@ -95,3 +95,82 @@ async fn a_panicking_hook_is_reported_and_its_changes_undone() {
         "the halt went ahead"
     );
 }
+
+/// Honks, then drives: `honk` returns `()`, so it always finishes and its leaf keeps no
+/// progress flag; halting the reactive sequence never halts it.
+#[agent(strategy = BehaviorTree, tree = {
+    reactive_sequence {
+        action honk
+        action drive_on
+    }
+})]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Van {
+    honks: u32,
+    steps: u32,
+    honk_halts: u32,
+}
+
+/// Honks once.
+#[action(on_halt = honk_halted)]
+fn honk(van: &mut Van) {
+    van.honks += 1;
+}
+
+fn honk_halted(van: &mut Van) {
+    van.honk_halts += 1;
+}
+
+/// Drives forever, a step per tick.
+#[action]
+fn drive_on(van: &mut Van) -> bt::Status {
+    van.steps += 1;
+    bt::Status::Running
+}
+
+/// Writes `running` of the first leaf of the checkpointed tree (`honk`'s).
+fn mark_first_leaf(checkpoint: &mut serde_json::Value, running: bool) {
+    let leaf = &mut checkpoint["strategy"]["run"]["nodes"]["children"][0]["node"];
+    assert!(leaf["running"].is_boolean(), "{checkpoint}");
+    leaf["running"] = running.into();
+}
+
+#[test]
+fn only_actions_that_can_stay_in_progress_keep_a_progress_flag() {
+    assert!(!<honk as Action<Van>>::MAY_BE_IN_PROGRESS);
+    assert!(<drive_on as Action<Van>>::MAY_BE_IN_PROGRESS);
+    assert!(<drive as Action<Car>>::MAY_BE_IN_PROGRESS);
+}
+
+#[test]
+fn a_leaf_that_always_finishes_is_never_halted_whatever_a_checkpoint_says() {
+    let mut van = Van::new();
+    van.tick();
+    let mut checkpoint = serde_json::to_value(&van).unwrap();
+    assert_eq!(
+        checkpoint["strategy"]["run"]["nodes"]["children"][0]["node"]["running"],
+        false
+    );
+    // A checkpoint claiming `honk` runs (edited, or written by a build where it returned a
+    // status): restored, the leaf is still idle, and halting the tree does not halt it.
+    mark_first_leaf(&mut checkpoint, true);
+    let mut back: Agent<Van> = serde_json::from_value(checkpoint).unwrap();
+    let drawn = stratagem::strategy::render_tree::<Van>(&back.strategy_state().run);
+    assert!(drawn.contains("* action drive_on"), "{drawn}");
+    assert!(!drawn.contains("* action honk"), "{drawn}");
+    back.restart().unwrap();
+    assert_eq!(
+        back.state().honk_halts,
+        0,
+        "a restart halts only `drive_on`"
+    );
+    assert!(back.tick().is_empty());
+    assert_eq!(
+        (
+            back.state().honks,
+            back.state().steps,
+            back.state().honk_halts
+        ),
+        (2, 2, 0)
+    );
+}

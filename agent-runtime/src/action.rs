@@ -43,6 +43,12 @@ pub trait Action<S>: 'static {
     /// strategies then keep no copy of the state to restore if it fails (its state operations,
     /// if any, are applied after a copy is taken).
     const WRITES_STATE: bool = true;
+    /// Whether a run may end in progress ([`Outcome::in_progress`], or a tree's
+    /// `Status::Running`), so that a behaviour tree leaf of the action must remember it runs.
+    /// `#[action]` sets it to `false` for sync functions returning `()` or `Result<(), E>`:
+    /// their leaves then store no progress flag on each tick. With `false`, a sync run that
+    /// reports itself in progress anyway counts as finished. Async actions ignore it.
+    const MAY_BE_IN_PROGRESS: bool = true;
     /// The entry agents put in their action tables.
     const ENTRY: ActionEntry<S>;
     /// What to do when a behaviour tree halts this action's leaf while it runs

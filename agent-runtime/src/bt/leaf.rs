@@ -374,9 +374,14 @@ where
                     };
                     trace::leaf_action_ran(A::NAME, started, outcome, error);
                 }
+                // An action that never ends in progress keeps its flag `false` (`is_running`
+                // does not read it): a store fewer per run.
                 match ran {
                     Ok(in_progress) => {
-                        state.running = in_progress;
+                        let in_progress = A::MAY_BE_IN_PROGRESS && in_progress;
+                        if A::MAY_BE_IN_PROGRESS {
+                            state.running = in_progress;
+                        }
                         if in_progress {
                             Status::Running
                         } else {
@@ -385,7 +390,9 @@ where
                     }
                     Err(Some(error)) => Self::conclude(Err(*error), state, ctx.out()),
                     Err(None) => {
-                        state.running = false;
+                        if A::MAY_BE_IN_PROGRESS {
+                            state.running = false;
+                        }
                         Status::Failure
                     }
                 }
@@ -453,9 +460,11 @@ where
         }
     }
 
+    /// A sync action that never ends in progress never runs between ticks, whatever a
+    /// restored checkpoint says.
     #[inline]
     fn is_running(&self, state: &ActionState) -> bool {
-        state.running
+        (A::MAY_BE_IN_PROGRESS || A::ENTRY.is_async()) && state.running
     }
 
     fn kind(&self) -> NodeKind<'_> {
@@ -466,7 +475,7 @@ where
         f(Visit {
             depth,
             kind: NodeKind::Action(A::NAME),
-            running: state.running,
+            running: self.is_running(state),
         });
     }
 }

@@ -78,6 +78,13 @@ pub fn action(def: &ActionDef, shape: &ActionShape) -> TokenStream {
             }
         }
     });
+    // A sync function returning `()` or `Result<(), _>` never ends a run in progress: its tree
+    // leaves store no progress flag.
+    let may_be_in_progress = (def.finishes_each_run && !shape.is_async).then(|| {
+        quote!(
+            const MAY_BE_IN_PROGRESS: bool = false;
+        )
+    });
     let marker_doc =
         format!("The action marker of [`{name}`](fn@{name}): list it in an agent's `actions`.");
 
@@ -128,6 +135,7 @@ pub fn action(def: &ActionDef, shape: &ActionShape) -> TokenStream {
             const NAME: &'static str = #name;
             const DESCRIPTION: &'static str = #description;
             const WRITES_STATE: bool = #writes_state;
+            #may_be_in_progress
             #exec
             #on_halt
             #without_params

@@ -30,6 +30,9 @@ pub struct ActionDef {
     pub runtime: Setting<syn::Path>,
     /// The return type (or the name, when there is none): where a bad return type is reported.
     pub output: Span,
+    /// The return type is `()` (written or not) or `Result<(), _>`: a run of the function
+    /// always finishes, so a behaviour tree keeps no progress flag for its leaves.
+    pub finishes_each_run: bool,
 }
 
 /// One parameter of an action function.

@@ -48,6 +48,7 @@ pub fn action(attr: TokenStream, item: &syn::Item) -> syn::Result<ActionDef> {
             syn::ReturnType::Type(_, ty) => Span::Macro(ty.span()),
             syn::ReturnType::Default => Span::Macro(sig.ident.span()),
         },
+        finishes_each_run: finishes_each_run(&sig.output),
     };
     let mut flag = |what: &'static str, tokens: &dyn ToTokens| {
         def.unsupported
@@ -149,4 +150,54 @@ fn option(def: &mut ActionDef, key: &Name, input: ParseStream<'_>) -> syn::Resul
         other => return Err(unknown_option(span, other, "action", OPTIONS)),
     }
     Ok(())
+}
+
+/// Whether a return type always means a finished run: none, `()`, or a `Result` (any path
+/// ending in `Result`, such as `io::Result<()>`) whose value is `()`. Read from the tokens: any
+/// other type may be an outcome in progress.
+fn finishes_each_run(output: &syn::ReturnType) -> bool {
+    let is_unit = |ty: &syn::Type| matches!(ty, syn::Type::Tuple(t) if t.elems.is_empty());
+    match output {
+        syn::ReturnType::Default => true,
+        syn::ReturnType::Type(_, ty) => match &**ty {
+            syn::Type::Path(path) if path.qself.is_none() => path
+                .path
+                .segments
+                .last()
+                .filter(|last| last.ident == "Result")
+                .and_then(|last| match &last.arguments {
+                    syn::PathArguments::AngleBracketed(args) => args.args.first(),
+                    _ => None,
+                })
+                .is_some_and(|first| matches!(first, syn::GenericArgument::Type(t) if is_unit(t))),
+            ty => is_unit(ty),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::finishes_each_run;
+
+    fn finishes(output: &str) -> bool {
+        let sig: syn::Signature = syn::parse_str(&format!("fn f() {output}")).unwrap();
+        finishes_each_run(&sig.output)
+    }
+
+    #[test]
+    fn unit_results_always_finish_and_other_outputs_may_run_on() {
+        for output in ["", "-> ()", "-> Result<(), E>", "-> std::io::Result<()>"] {
+            assert!(finishes(output), "{output}");
+        }
+        for output in [
+            "-> bt::Status",
+            "-> Outcome",
+            "-> Result<Outcome, E>",
+            "-> Result<bt::Status, ActionError>",
+            "-> Result",
+            "-> <T as Tr>::Result<()>",
+        ] {
+            assert!(!finishes(output), "{output}");
+        }
+    }
 }
