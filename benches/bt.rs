@@ -19,7 +19,9 @@
 //!
 //! `agent_tick_status` is what a user's loop does: the tree `Steady` (the same tree with a
 //! one-tick `rest` action instead of `wait(10ms)`, so no time node) run by a `#[agent]` through
-//! `agent.tick()`, then `agent.status()`; `hand_written_steady` is its hand-written twin.
+//! `agent.tick()`, then `agent.status()`; `hand_written_steady` is its hand-written twin, ticked
+//! in a bare loop, and `hand_written_agent` the same twin kept as an agent keeps its tree (the
+//! status stored, the ticks counted, a finished run left alone, an outbox for directives).
 //!
 //! `cargo bench -p stratagem-benches --bench bt`; the results and ratios are in BENCHMARKS.md.
 
@@ -393,6 +395,32 @@ impl<const TIMED: bool> Hand<TIMED> {
     }
 }
 
+/// `Hand<false>` (the `Steady` tree) with what an agent keeps around its tree: the last status
+/// (a finished run is not ticked again), the number of ticks and an outbox for directives.
+#[derive(Default)]
+struct HandAgent {
+    bot: Bot,
+    tree: Hand<false>,
+    ticks: u64,
+    status: Option<Status>,
+    outbox: Vec<Directive>,
+}
+
+impl HandAgent {
+    #[inline]
+    fn tick(&mut self) -> Status {
+        if let Some(status) = self.status
+            && status.is_done()
+        {
+            return status;
+        }
+        let status = self.tree.tick(&mut self.bot);
+        self.ticks += 1;
+        self.status = Some(status);
+        status
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Leaf {
     BatteryOk,
@@ -561,6 +589,19 @@ fn ticks(c: &mut Criterion) {
         b.iter(|| {
             bot.tick += 1;
             black_box(tree.tick(black_box(&mut bot)))
+        });
+    });
+    // The hand-written tree kept the way an agent keeps its tree: after each tick the status
+    // stays readable, the ticks are counted, a finished run is not ticked again and directives
+    // wait in an outbox. What the bare loop above leaves out, and `agent_tick_status` does.
+    bench(&mut group, "bt_tick", "hand_written_agent", |b| {
+        let mut agent = HandAgent::default();
+        black_box(&mut agent);
+        b.iter(|| {
+            agent.bot.tick += 1;
+            let status = agent.tick();
+            black_box(agent.outbox.len());
+            black_box(status)
         });
     });
     bench(&mut group, "bt_tick", "bonsai_bt", |b| {
