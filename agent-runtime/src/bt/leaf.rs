@@ -374,7 +374,7 @@ where
                     };
                     trace::leaf_action_ran(A::NAME, started, outcome, error);
                 }
-                // An action that never ends in progress keeps its flag `false` (`is_running`
+                // An action that never ends in progress does not write its flag (`is_running`
                 // does not read it): a store fewer per run.
                 match ran {
                     Ok(in_progress) => {
