@@ -128,13 +128,6 @@ fn drive_on(van: &mut Van) -> bt::Status {
     bt::Status::Running
 }
 
-/// Writes `running` of the first leaf of the checkpointed tree (`honk`'s).
-fn mark_first_leaf(checkpoint: &mut serde_json::Value, running: bool) {
-    let leaf = &mut checkpoint["strategy"]["run"]["nodes"]["children"][0]["node"];
-    assert!(leaf["running"].is_boolean(), "{checkpoint}");
-    leaf["running"] = running.into();
-}
-
 #[test]
 fn only_actions_that_can_stay_in_progress_keep_a_progress_flag() {
     let may_be_in_progress = [
@@ -150,13 +143,12 @@ fn a_leaf_that_always_finishes_is_never_halted_whatever_a_checkpoint_says() {
     let mut van = Van::new();
     van.tick();
     let mut checkpoint = serde_json::to_value(&van).unwrap();
-    assert_eq!(
-        checkpoint["strategy"]["run"]["nodes"]["children"][0]["node"]["running"],
-        false
-    );
+    // `honk`'s leaf, the first child of the root.
+    let honk_leaf = &mut checkpoint["strategy"]["run"]["nodes"]["children"][0]["node"];
+    assert_eq!(honk_leaf["running"], false);
     // A checkpoint claiming `honk` runs (edited, or written by a build where it returned a
     // status): restored, the leaf is still idle, and halting the tree does not halt it.
-    mark_first_leaf(&mut checkpoint, true);
+    honk_leaf["running"] = true.into();
     let mut back: Agent<Van> = serde_json::from_value(checkpoint).unwrap();
     let drawn = stratagem::strategy::render_tree::<Van>(&back.strategy_state().run);
     assert!(drawn.contains("* action drive_on"), "{drawn}");
